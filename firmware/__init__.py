@@ -1,0 +1,1 @@
+"""The tower's body on gpiozero: solenoid, buttons, status light, simulated tower."""

@@ -1,0 +1,1 @@
+"""Frames in, dice out: camera sources, the dice reader, calibration, annotation."""

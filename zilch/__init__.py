@@ -1,0 +1,1 @@
+"""Zilch rules engine: pure Python, no I/O, no clock, randomness injected."""
