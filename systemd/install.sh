@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Install Zilch Tower on Raspberry Pi OS (Bookworm or later) as two systemd
+# services: the table service and the TV kiosk. Run as root from a clone of
+# the repository:   sudo systemd/install.sh [--no-kiosk] [--prefix DIR]
+# Safe to run again: it updates the code and the units, keeps the
+# configuration file and the state directory (database, calibration).
+set -euo pipefail
+
+prefix=/opt/zilch-tower
+kiosk=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-kiosk) kiosk=0 ;;
+    --prefix) prefix=${2:?--prefix needs a directory}; shift ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown option $1 (use --no-kiosk, --prefix DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+[ "$(id -u)" -eq 0 ] || { echo "install.sh: run as root (sudo systemd/install.sh)" >&2; exit 1; }
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ -f "$src/pyproject.toml" ] || { echo "install.sh: $src is not a Zilch Tower checkout" >&2; exit 1; }
+
+echo "== system packages"
+apt-get update -qq
+# python3-picamera2 and python3-lgpio come from Raspberry Pi OS; the venv sees
+# them through --system-site-packages. cage and chromium run the TV kiosk.
+pkgs=(python3-venv python3-picamera2 python3-lgpio)
+[ "$kiosk" -eq 1 ] && pkgs+=(cage chromium speech-dispatcher fonts-dejavu-core)
+DEBIAN_FRONTEND=noninteractive apt-get install -y "${pkgs[@]}"
+
+echo "== users"
+getent group gpio >/dev/null || groupadd --system gpio
+getent group video >/dev/null || groupadd --system video
+if ! id zilch >/dev/null 2>&1; then
+  useradd --system --home-dir /var/lib/zilch-tower --no-create-home \
+    --shell /usr/sbin/nologin --user-group zilch
+fi
+usermod -a -G gpio,video zilch
+if [ "$kiosk" -eq 1 ] && ! id zilch-kiosk >/dev/null 2>&1; then
+  useradd --system --create-home --home-dir /var/lib/zilch-kiosk-home \
+    --shell /usr/sbin/nologin --user-group zilch-kiosk
+fi
+[ "$kiosk" -eq 1 ] && usermod -a -G video,render,input,audio zilch-kiosk
+
+echo "== code in $prefix"
+mkdir -p "$prefix"
+# Copy the checkout without its venv, caches and local state.
+tar -C "$src" --exclude=.venv --exclude=.git --exclude=zilch-state \
+  --exclude=__pycache__ --exclude=artifacts -cf - . | tar -C "$prefix" -xf -
+[ -x "$prefix/.venv/bin/python" ] || python3 -m venv --system-site-packages "$prefix/.venv"
+"$prefix/.venv/bin/pip" install -q --upgrade pip
+"$prefix/.venv/bin/pip" install -q "$prefix[pi]"
+
+echo "== configuration"
+mkdir -p /etc/zilch-tower
+if [ ! -f /etc/zilch-tower/tower.toml ]; then
+  "$prefix/.venv/bin/zilch-tower" config | sed '/^# /d' > /etc/zilch-tower/tower.toml
+  sed -i 's/^mode = "sim"/mode = "gpio"/; s/^source = "sim"/source = "picamera2"/' \
+    /etc/zilch-tower/tower.toml
+  echo "wrote /etc/zilch-tower/tower.toml: change the PINs in [table] before the first game"
+fi
+chgrp zilch /etc/zilch-tower/tower.toml
+chmod 0640 /etc/zilch-tower/tower.toml
+"$prefix/.venv/bin/zilch-tower" config --config /etc/zilch-tower/tower.toml >/dev/null
+
+echo "== systemd units"
+install -m 0644 "$src/systemd/zilch-tower.service" /etc/systemd/system/
+if [ "$kiosk" -eq 1 ]; then
+  install -m 0644 "$src/systemd/zilch-tower-kiosk.service" /etc/systemd/system/
+fi
+systemctl daemon-reload
+systemctl enable --now zilch-tower.service
+if [ "$kiosk" -eq 1 ]; then
+  systemctl set-default graphical.target
+  systemctl enable --now zilch-tower-kiosk.service
+fi
+systemctl --no-pager --lines=5 status zilch-tower.service || true
+echo "Zilch Tower is installed. TV page: http://$(hostname -I | cut -d' ' -f1):8080/"
