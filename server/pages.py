@@ -1,0 +1,104 @@
+"""The web pages: the TV display (``/``), the phone control (``/play``) and calibration.
+
+The pages are static shells; their scripts draw the table from ``/api/state``
+and keep it live through ``/api/events``. What the server adds is what a
+browser cannot know by itself: the address phones should open (as a QR code
+rendered here, never fetched), the table PIN shown on the TV, and whether the
+TV speaks.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import segno
+from flask import Blueprint, current_app, render_template, request
+from markupsafe import Markup
+
+bp = Blueprint(
+    "pages",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/assets",
+)
+
+DEFAULT_PIN = "2468"
+
+
+def table_settings() -> Mapping[str, Any]:
+    """The ``[table]`` section of the service's configuration (defaults without a service)."""
+    service = current_app.extensions.get("zilch_tower")
+    config = getattr(service, "config", None)
+    if config is None:
+        config = current_app.config.get("ZILCH_TOWER_CONFIG")
+    if config is None:
+        from server.config import load_config
+
+        config = load_config(env={})
+    table: Mapping[str, Any] = config["table"]
+    return table
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_address() -> str | None:
+    """This machine's first non-loopback IPv4 address, looked up locally (no traffic)."""
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        return None
+    for info in infos:
+        address = str(info[4][0])
+        if not ipaddress.ip_address(address).is_loopback:
+            return address
+    return None
+
+
+def phone_base_url(host_url: str) -> str:
+    """The base URL a phone in the room can reach.
+
+    The TV usually runs on the tower itself and opens ``localhost``, which a
+    phone cannot use, so a loopback host is replaced by the LAN address.
+    """
+    parts = urlsplit(host_url)
+    host = parts.hostname or "localhost"
+    if _is_loopback(host):
+        address = lan_address()
+        if address is not None:
+            port = f":{parts.port}" if parts.port else ""
+            return f"{parts.scheme}://{address}{port}/"
+    return host_url if host_url.endswith("/") else host_url + "/"
+
+
+def qr_svg(url: str) -> Markup:
+    """An inline, freely scalable SVG QR code for ``url``."""
+    code = segno.make(url, error="m")
+    svg = code.svg_inline(scale=1, border=2, dark="#000", light="#fff", omitsize=True)
+    return Markup(svg.replace("<svg ", '<svg role="img" aria-label="QR code" ', 1))
+
+
+@bp.get("/")
+def tv() -> str:
+    """The 10-foot TV display."""
+    table = table_settings()
+    play_url = phone_base_url(request.host_url) + "play"
+    pin = str(table.get("pin", DEFAULT_PIN))
+    return render_template(
+        "tv.html",
+        play_url=play_url,
+        qr=qr_svg(f"{play_url}#pin={pin}"),
+        pin=pin,
+        speech=bool(table.get("speech", True)),
+    )

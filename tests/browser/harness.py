@@ -1,0 +1,208 @@
+"""A stand-in table for working on the pages: serves them with example state documents.
+
+Run ``python tests/browser/harness.py [PORT]`` and open ``/``; switch the
+table to another document with ``/harness/use/NAME`` and every open page
+receives it through the event stream, as from the real service. The
+documents follow the /api/state example of docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import queue
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Flask, Response, jsonify
+
+from server import pages
+
+PLAYERS = [
+    {"name": "Ann", "score": 3250, "streak": 0, "on_board": True, "zilches": 1, "bot": None},
+    {"name": "Ben", "score": 2900, "streak": 2, "on_board": True, "zilches": 3, "bot": None},
+    {"name": "Cleo", "score": 0, "streak": 0, "on_board": False, "zilches": 0, "bot": "dicenow"},
+    {"name": "Dmitri", "score": 4150, "streak": 0, "on_board": True, "zilches": 0, "bot": None},
+]
+
+CHOOSE: dict[str, Any] = {
+    "preset": "dicenow",
+    "house_rules": {},
+    "game_id": 3,
+    "seq": 57,
+    "players": PLAYERS,
+    "current": "Ann",
+    "phase": "choose",
+    "round": 4,
+    "final_round": False,
+    "turn": {
+        "total": 300,
+        "roll": [1, 5, 2, 2, 3, 6],
+        "dice_left": 6,
+        "set_aside": [[1, 1, 1]],
+        "best": {"dice": [1, 5], "points": 150},
+        "options": [
+            {"dice": [1], "points": 100},
+            {"dice": [5], "points": 50},
+            {"dice": [1, 5], "points": 150},
+        ],
+        "can_bank": False,
+        "zilch_chance": 0.157,
+        "hint": "keep the 1 and roll five: 512",
+    },
+    "reading": {
+        "dice": [
+            {"value": v, "center": [100 + 60 * i, 88], "confidence": 0.98}
+            for i, v in enumerate([1, 5, 2, 2, 3, 6])
+        ],
+        "ok": True,
+        "reason": "",
+    },
+    "message": "Take out the dice you keep, or tap them on your phone.",
+    "announcement": {"seq": 55, "text": "Ann, it's your turn.", "kind": "call"},
+    "finished": False,
+    "winners": [],
+    "log": [
+        {"seq": 50 + i, "kind": k, "text": t}
+        for i, (k, t) in enumerate(
+            [
+                ("bank", "Dmitri banks 650 and has 4,150."),
+                ("turn_start", "Ann's turn."),
+                ("roll", "Ann rolls 1 1 1 4 6 3."),
+                ("set_aside", "Ann sets aside 1 1 1 for 300."),
+                ("roll", "Ann rolls 1 5 2 2 3 6."),
+            ]
+        )
+    ],
+    "table": {"speech": True, "next_game": "Wed 09:30", "join_open": True},
+}
+
+
+def _idle() -> dict[str, Any]:
+    state = copy.deepcopy(CHOOSE)
+    state.update(
+        phase="idle",
+        players=[],
+        current=None,
+        game_id=None,
+        log=[],
+        message="",
+        announcement=None,
+        reading=None,
+    )
+    state["turn"] = {
+        "total": 0,
+        "roll": None,
+        "dice_left": 6,
+        "set_aside": [],
+        "best": None,
+        "options": [],
+        "can_bank": False,
+        "zilch_chance": None,
+        "hint": "",
+    }
+    return state
+
+
+def _over() -> dict[str, Any]:
+    state = copy.deepcopy(CHOOSE)
+    state.update(phase="over", finished=True, winners=["Dmitri"], current=None, message="")
+    state["players"][3]["score"] = 10350
+    state["announcement"] = {"seq": 80, "text": "Dmitri wins with 10,350!", "kind": "game_over"}
+    return state
+
+
+def _fix_tray() -> dict[str, Any]:
+    state = copy.deepcopy(CHOOSE)
+    state.update(phase="fix_tray", message="Straighten the tray: a die is leaning on the wall.")
+    state["reading"] = {
+        "dice": [
+            {"value": v, "center": [0, 0], "confidence": c}
+            for v, c in [(1, 0.97), (5, 0.95), (2, 0.31), (2, 0.9), (3, 0.96)]
+        ],
+        "ok": False,
+        "reason": "5 dice seen, 6 expected",
+    }
+    return state
+
+
+STATES = {"choose": CHOOSE, "idle": _idle(), "over": _over(), "fix_tray": _fix_tray()}
+RECORDS = [
+    {
+        "player": "Dmitri",
+        "preset": "dicenow",
+        "best_turn": 2450,
+        "best_game": 10350,
+        "wins": 7,
+        "losses": 3,
+    },
+    {
+        "player": "Ann",
+        "preset": "dicenow",
+        "best_turn": 1900,
+        "best_game": 9800,
+        "wins": 4,
+        "losses": 6,
+    },
+]
+
+
+def make_app() -> Flask:
+    """The pages' blueprint plus a fake ``/api/state``, ``/api/events`` and ``/api/records``."""
+    app = Flask(__name__)
+    app.register_blueprint(pages.bp)
+    current = {"state": copy.deepcopy(CHOOSE)}
+    listeners: list[queue.Queue[dict[str, Any]]] = []
+    lock = threading.Lock()
+
+    @app.get("/api/state")
+    def state() -> Response:
+        return jsonify(current["state"])
+
+    @app.get("/api/records")
+    def records() -> Response:
+        return jsonify({"records": RECORDS})
+
+    @app.get("/harness/use/<name>")
+    def use(name: str) -> Response:
+        doc = copy.deepcopy(STATES[name])
+        with lock:
+            doc["seq"] = current["state"].get("seq", 0) + 1
+            if doc.get("announcement"):
+                doc["announcement"]["seq"] = doc["seq"]
+            current["state"] = doc
+            for q in listeners:
+                q.put(doc)
+        return jsonify({"seq": doc["seq"]})
+
+    @app.get("/api/events")
+    def events() -> Response:
+        q: queue.Queue[dict[str, Any]] = queue.Queue()
+        with lock:
+            listeners.append(q)
+            q.put(current["state"])
+
+        def stream() -> Iterator[str]:
+            try:
+                while True:
+                    try:
+                        doc = q.get(timeout=15)
+                    except queue.Empty:
+                        yield ": keepalive\n\n"
+                        continue
+                    yield f"event: state\nid: {doc['seq']}\ndata: {json.dumps(doc)}\n\n"
+            finally:
+                with lock:
+                    listeners.remove(q)
+
+        return Response(stream(), mimetype="text/event-stream")
+
+    return app
+
+
+if __name__ == "__main__":
+    from waitress import serve
+
+    serve(make_app(), host="127.0.0.1", port=int(sys.argv[1]) if len(sys.argv) > 1 else 8765)
