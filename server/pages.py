@@ -102,3 +102,36 @@ def tv() -> str:
         pin=pin,
         speech=bool(table.get("speech", True)),
     )
+
+
+def preset_names() -> list[str]:
+    """Every rule preset the engine ships, for the new-game form."""
+    from zilch import PRESETS
+
+    return list(PRESETS)
+
+
+def bot_names() -> list[str]:
+    """Every computer player the strategy package offers."""
+    from zilch.strategy import BOTS
+
+    return list(BOTS)
+
+
+@bp.get("/play")
+def play() -> str:
+    """The phone control: join, ROLL, BANK, set-asides, new game."""
+    table = table_settings()
+    return render_template(
+        "play.html",
+        names=[str(n) for n in table.get("players", [])],
+        preset=str(table.get("preset", "")),
+        presets=preset_names(),
+        bots=bot_names(),
+    )
+
+
+@bp.get("/calibrate")
+def calibrate() -> str:
+    """The camera calibration page; every step it takes asks for the admin PIN."""
+    return render_template("calibrate.html")
