@@ -1,0 +1,33 @@
+"""Strategy: exact odds, the computer players, the long-run optimal solver and the coach.
+
+Pure like the rest of :mod:`zilch`: no I/O (the service caches solutions on
+disk), no clock, randomness injected.
+"""
+
+from zilch.strategy.bots import BOTS, Bot, DicenowBot, OptimalBot, UnknownBot, make_bot
+from zilch.strategy.coach import Choice, coach, coach_view
+from zilch.strategy.preview import Preview, preview, preview_dice
+from zilch.strategy.solution import Solution, SolutionDataError
+from zilch.strategy.solver import solve, solve_cached
+from zilch.strategy.view import Decision, TurnView
+
+__all__ = [
+    "BOTS",
+    "Bot",
+    "Choice",
+    "Decision",
+    "DicenowBot",
+    "OptimalBot",
+    "Preview",
+    "Solution",
+    "SolutionDataError",
+    "TurnView",
+    "UnknownBot",
+    "coach",
+    "coach_view",
+    "make_bot",
+    "preview",
+    "preview_dice",
+    "solve",
+    "solve_cached",
+]

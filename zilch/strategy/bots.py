@@ -1,0 +1,206 @@
+"""Computer players: source 004's ``dicenow`` player and the long-run ``optimal`` player.
+
+A bot answers ``decide(state, me)`` with a :class:`Decision` for the roll in
+front of it; ``decide_view(view)`` is the same decision from a
+:class:`TurnView`, for the command line and the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, Protocol
+
+from zilch.errors import ZilchError
+from zilch.rules import RuleSet
+from zilch.scoring import SetAside
+from zilch.strategy.model import roll_table
+from zilch.strategy.solution import Solution
+from zilch.strategy.view import (
+    Decision,
+    StateLike,
+    Then,
+    TurnView,
+    dice_left_after,
+    options_of,
+    view_of,
+)
+
+BOTS = ("dicenow", "optimal")
+
+
+class UnknownBot(ZilchError, ValueError):
+    """A computer player name that is not one of :data:`BOTS`."""
+
+
+class Bot(Protocol):
+    """A computer player."""
+
+    name: str
+
+    def decide(self, state: StateLike, me: str) -> Decision:
+        """What ``me`` does with the current roll of ``state``."""
+        ...
+
+    def decide_view(self, view: TurnView) -> Decision:
+        """The same decision from a :class:`TurnView`."""
+        ...
+
+
+class DicenowBot:
+    """The computer opponent of source 004 ("Play Zilch Online on Dice.now"), clause by clause.
+
+    - Set-aside: for each legal option, points gained + average points of the
+      next roll - zilch chance of the next roll x what would be lost (the
+      turn total after the set-aside, plus the pending penalty, below); the
+      highest wins, ties to more points then fewer dice. The next roll has
+      the dice left, or six after a free roll. Ruling: an option after which
+      the bot would bank has no next roll, so it is worth its points alone
+      (otherwise it would keep one 1 of three and bank 350 instead of 1,250).
+    - Never banks under 300 (nor under the rule set's own minimum, if higher).
+    - Always takes a free roll (six dice), unless banking reaches the goal.
+    - Otherwise banks when the amount at risk reaches the bar for the dice
+      left: 300 with three or fewer, 900 with four, 2,500 with five.
+    - Raised bar (ruling): when the opponent is past 7,000 (more than 7,000)
+      and 2,000 or more ahead, the three-or-fewer bar rises from 300 to 600;
+      the higher bars for four and five dice stay as they are.
+    - Pending third zilch (ruling): when one more zilch would cost the
+      penalty (500 in dicenow), that penalty counts as extra points at risk,
+      both in the set-aside formula and against the bank bars.
+    - Reaching the target (ruling): if a legal set-aside would bring the
+      score to the target with a bankable total, it takes the highest-scoring
+      such set-aside and banks at once.
+    - Final turn (someone else has reached the target): it keeps rolling
+      until a bankable total puts it strictly ahead of the best other score
+      (a tie goes to whoever reached the target first, so a tie is not
+      enough), then banks; the formula picks set-asides until then.
+    """
+
+    name = "dicenow"
+    FLOOR = 300
+    BARS: ClassVar[dict[int, int]] = {1: 300, 2: 300, 3: 300, 4: 900, 5: 2500}
+    RAISED_BAR = 600
+    OPPONENT_PAST = 7000
+    OPPONENT_LEAD = 2000
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.table = roll_table(rules)
+
+    def decide(self, state: StateLike, me: str) -> Decision:
+        """What ``me`` does with the current roll of ``state``."""
+        return self.decide_view(view_of(state, me, self.rules))
+
+    def decide_view(self, view: TurnView) -> Decision:
+        """Pick the set-aside, then bank or roll, by the rules in the class docstring."""
+        options = options_of(view, self.rules)
+        floor = max(self.FLOOR, self.rules.entry_needed(view.on_board))
+        needed = self.points_needed(view)
+        winning = [o for o in options if view.total + o.points >= max(needed, floor)]
+        if winning:
+            best = max(winning, key=lambda o: (o.points, -len(o.dice)))
+            return Decision(best.dice, "bank")
+        choice = max(
+            options, key=lambda o: (self.option_value(view, o, floor), o.points, -len(o.dice))
+        )
+        return Decision(choice.dice, self.then(view, choice, floor))
+
+    def points_needed(self, view: TurnView) -> int:
+        """Turn total that wins on the spot: the target, or on a final turn the lead."""
+        if view.final:
+            return view.opponent + 1 - view.score
+        return self.rules.target - view.score
+
+    def pending_penalty(self, view: TurnView) -> int:
+        """Points a zilch now would cost beyond the turn total (the pending third zilch)."""
+        penalty = self.rules.zilch_penalty
+        if penalty and view.streak + 1 >= self.rules.penalty_streak:
+            return penalty
+        return 0
+
+    def option_value(self, view: TurnView, option: SetAside, floor: int) -> float:
+        """Points gained + next roll's average - next roll's zilch chance x what would be lost.
+
+        Only the points gained when the bot would bank after this option.
+        """
+        if self.then(view, option, floor) == "bank":
+            return float(option.points)
+        left = dice_left_after(view, option) or 6
+        odds = self.table.dice[left]
+        at_risk = view.total + option.points + self.pending_penalty(view)
+        return option.points + odds.average_best - odds.zilch_chance * at_risk
+
+    def bar(self, view: TurnView, dice_left: int) -> int:
+        """The banking bar for the dice left, raised when far behind a leader past 7,000."""
+        bar = self.BARS[dice_left]
+        behind = view.opponent - view.score
+        if view.opponent > self.OPPONENT_PAST and behind >= self.OPPONENT_LEAD:
+            bar = max(bar, self.RAISED_BAR)
+        return bar
+
+    def then(self, view: TurnView, option: SetAside, floor: int) -> Then:
+        """Bank or roll after ``option`` (the goal has not been reached)."""
+        total = view.total + option.points
+        left = dice_left_after(view, option)
+        if view.final or left == 0 or total < floor:
+            return "roll"
+        at_risk = total + self.pending_penalty(view)
+        return "bank" if at_risk >= self.bar(view, left) else "roll"
+
+
+class OptimalBot:
+    """Plays the solver's strategy: the most long-run points per turn, ignoring the scores.
+
+    Each set-aside is valued by the solved value of the state it leads to
+    (bank or roll, whichever is better); ties go to more points, then fewer
+    dice. The player's streak and on-board status pick the strategy.
+    """
+
+    name = "optimal"
+
+    def __init__(self, rules: RuleSet, solution: Solution) -> None:
+        self.rules = rules
+        self.solution = solution
+
+    def decide(self, state: StateLike, me: str) -> Decision:
+        """What ``me`` does with the current roll of ``state``."""
+        return self.decide_view(view_of(state, me, self.rules))
+
+    def decide_view(self, view: TurnView) -> Decision:
+        """The set-aside leading to the best-valued state, then its best continuation."""
+        sol = self.solution
+
+        def value(option: SetAside) -> tuple[float, int, int]:
+            total = view.total + option.points
+            left = dice_left_after(view, option)
+            return (
+                sol.state_value(total, left, view.streak, view.on_board),
+                option.points,
+                -len(option.dice),
+            )
+
+        choice = max(options_of(view, self.rules), key=value)
+        total = view.total + choice.points
+        left = dice_left_after(view, choice)
+        roll = sol.should_roll(total, left, view.streak, view.on_board)
+        return Decision(choice.dice, "roll" if roll else "bank")
+
+
+def make_bot(
+    name: str, rules: RuleSet, solution: Solution | Callable[[RuleSet], Solution] | None = None
+) -> Bot:
+    """The computer player ``name`` for ``rules``.
+
+    ``optimal`` needs the solved rule set: pass a :class:`Solution` (e.g. from
+    a cache), a function that returns one, or nothing to solve here.
+    """
+    if name == "dicenow":
+        return DicenowBot(rules)
+    if name == "optimal":
+        if solution is None:
+            from zilch.strategy.solver import solve_cached
+
+            solution = solve_cached
+        if not isinstance(solution, Solution):
+            solution = solution(rules)
+        return OptimalBot(rules, solution)
+    raise UnknownBot(f"unknown bot {name!r}; choose one of {', '.join(BOTS)}")

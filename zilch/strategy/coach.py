@@ -1,0 +1,100 @@
+"""The coach: every legal choice for a roll with its expected value, best first.
+
+A choice is a set-aside followed by rolling on or banking. Its value is the
+solver's: the turn total if banked, or the expected final turn value of
+playing on optimally, with a zilch counted at its long-run cost (which for a
+player on a zilch streak includes the penalty to come).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zilch.rules import RuleSet
+from zilch.scoring import SetAside
+from zilch.strategy.solution import Solution
+from zilch.strategy.view import StateLike, Then, TurnView, dice_left_after, options_of, view_of
+
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One legal choice: ``keep`` these dice, ``then`` roll or bank; ``value`` in points."""
+
+    keep: tuple[int, ...]
+    then: Then
+    value: float
+    points: int
+    dice_left: int
+    zilch_chance: float
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        """JSON-ready form for the display and the API."""
+        return {
+            "keep": list(self.keep),
+            "then": self.then,
+            "value": round(self.value, 1),
+            "points": self.points,
+            "dice_left": self.dice_left,
+            "zilch_chance": round(self.zilch_chance, 4),
+            "text": self.text,
+        }
+
+
+def describe(keep: tuple[int, ...], then: Then, total: int, dice_left: int, value: float) -> str:
+    """A choice as a person says it: "keep the 1 and roll five: 512"."""
+    if not keep:
+        kept = "take the nothing bonus"
+    elif len(keep) == 1:
+        kept = f"keep the {keep[0]}"
+    else:
+        kept = "keep " + ", ".join(map(str, keep[:-1])) + f" and {keep[-1]}"
+    if then == "bank":
+        action = f"bank {total:,}"
+    elif dice_left == 0:
+        action = "take the free roll"
+    else:
+        action = f"roll {NUMBER_WORDS[dice_left]}"
+    return f"{kept} and {action}: {round(value):,}"
+
+
+def coach_view(view: TurnView, rules: RuleSet, solution: Solution) -> list[Choice]:
+    """Every (set-aside, then) choice for the view's roll, sorted best first."""
+    choices: list[Choice] = []
+    for option in options_of(view, rules):
+        choices.extend(_choices_for(view, option, solution))
+    choices.sort(key=lambda c: (-c.value, -c.points, len(c.keep), c.then))
+    return choices
+
+
+def _choices_for(view: TurnView, option: SetAside, solution: Solution) -> list[Choice]:
+    total = view.total + option.points
+    left = dice_left_after(view, option)
+    found: list[Choice] = []
+    roll_value = solution.roll_value(total, left or 6, view.streak, view.on_board)
+    zilch = solution.roll_zilch_chance(total, left or 6, view.streak, view.on_board)
+    text = describe(option.dice, "roll", total, left, roll_value)
+    found.append(Choice(option.dice, "roll", roll_value, option.points, left, zilch, text))
+    if not solution.must_roll(total, left, view.on_board):
+        text = describe(option.dice, "bank", total, left, total)
+        found.append(Choice(option.dice, "bank", float(total), option.points, left, 0.0, text))
+    return found
+
+
+def coach(
+    state: StateLike, rules: RuleSet, solution: Solution | None = None, me: str | None = None
+) -> list[Choice]:
+    """Every legal choice for the current player's roll, best first.
+
+    ``solution`` is the solved rule set (solved here, once per process, when
+    not given); ``me`` defaults to the current player.
+    """
+    if solution is None:
+        from zilch.strategy.solver import solve_cached
+
+        solution = solve_cached(rules)
+    player = me if me is not None else state.current
+    view = view_of(state, player or "", rules)
+    return coach_view(view, rules, solution)

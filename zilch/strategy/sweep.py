@@ -1,0 +1,149 @@
+"""One backward sweep over turn totals: the optimal value of every turn state.
+
+A turn state is (turn total, dice to roll). Every set-aside adds points, so a
+state only leads to states with a larger total: sweeping totals from the cap
+down to zero solves the turn exactly. The sweep is vectorised over the rolls
+and options of each total with numpy, and over several zilch payoffs at once
+(one per zilch-streak state), so the long-run solver pays one sweep for all
+streaks.
+
+Row ``k`` of the arrays (1..5) is "k dice left after a set-aside"; row 6 is
+"all dice used" (the free roll). The bank payoff is the turn total; the zilch
+payoff ``c`` is supplied by the caller (0 for plain expected points, or a
+relative value that accounts for the zilch streak).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from zilch.strategy.tables import RollTable
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class TurnModel:
+    """The turn as the solver sees it: roll tables, bank minimum, free-roll rule, cap.
+
+    ``cap`` bounds the turn totals the sweep tracks; above it the player is
+    assumed to bank (a total that high is practically never reached).
+    """
+
+    table: RollTable
+    bank_min: int
+    compulsory_free_roll: bool
+    cap: int
+
+    @property
+    def unit(self) -> int:
+        """Grid step in points: every score of the rule set is a multiple of it."""
+        return self.table.unit
+
+    @property
+    def steps(self) -> int:
+        """Number of grid totals swept (0 .. cap)."""
+        return self.cap // self.unit + 1
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Values of rolling from each state, for each zilch payoff (last axis).
+
+    ``roll[t, n, s]``: objective value of rolling ``n`` dice at total ``t*unit``;
+    ``zilch[t, n, s]``: chance that the turn ends in a zilch from there, when
+    played optimally. ``n`` runs 1..6 (index 0 unused).
+    """
+
+    roll: FloatArray
+    zilch: FloatArray
+    payoffs: FloatArray
+
+
+@dataclass(frozen=True)
+class _Flat:
+    """The roll tables flattened for gathers: one entry per (profile, option)."""
+
+    next_row: npt.NDArray[np.intp]
+    step: npt.NDArray[np.intp]
+    segment_starts: npt.NDArray[np.intp]
+    profile_chance: FloatArray
+    dice_starts: npt.NDArray[np.intp]
+    zilch_chance: FloatArray
+
+
+def _flatten(table: RollTable) -> _Flat:
+    next_row: list[int] = []
+    step: list[int] = []
+    starts: list[int] = []
+    chance: list[float] = []
+    dice_starts: list[int] = []
+    zilch = np.zeros(7)
+    for n in range(1, 7):
+        dice_starts.append(len(chance))
+        zilch[n] = table.dice[n].zilch_chance
+        for profile in table.dice[n].profiles:
+            starts.append(len(next_row))
+            chance.append(profile.chance)
+            for used, points in profile.options:
+                left = n - used
+                next_row.append(left if left > 0 else 6)
+                step.append(points // table.unit)
+    return _Flat(
+        np.array(next_row, dtype=np.intp),
+        np.array(step, dtype=np.intp),
+        np.array(starts, dtype=np.intp),
+        np.array(chance),
+        np.array(dice_starts, dtype=np.intp),
+        zilch,
+    )
+
+
+def sweep(model: TurnModel, payoffs: FloatArray) -> SweepResult:
+    """Solve the turn for each zilch payoff in ``payoffs`` (shape ``(S,)``)."""
+    payoffs = np.asarray(payoffs, dtype=np.float64)
+    flat = _flatten(model.table)
+    unit = model.unit
+    top = model.steps - 1
+    size = top + 1 + model.table.max_points // unit + 1
+    states = payoffs.shape[0]
+    totals = np.arange(size, dtype=np.float64) * unit
+    bankable = (totals >= model.bank_min) & (totals > 0)
+
+    # value[t, k, s]: value of the state after a set-aside; beyond the cap: bank.
+    value = np.repeat(totals[:, None, None], 7, axis=1).repeat(states, axis=2)
+    ends = np.zeros((size, 7, states))  # zilch chance from that state
+    roll = np.zeros((model.steps, 7, states))
+    zilch = np.zeros((model.steps, 7, states))
+    chance = flat.profile_chance[:, None]
+    zilch_n = flat.zilch_chance[1:, None]
+    lengths = np.diff(np.append(flat.segment_starts, len(flat.next_row)))
+
+    for t in range(top, -1, -1):
+        at = t + flat.step
+        gathered = value[at, flat.next_row]
+        best = np.maximum.reduceat(gathered, flat.segment_starts, axis=0)
+        ties = gathered >= np.repeat(best, lengths, axis=0)
+        chosen_end = np.maximum.reduceat(
+            np.where(ties, ends[at, flat.next_row], -1.0), flat.segment_starts, axis=0
+        )
+        roll_t = np.add.reduceat(chance * best, flat.dice_starts, axis=0) + zilch_n * payoffs
+        end_t = np.add.reduceat(chance * chosen_end, flat.dice_starts, axis=0) + zilch_n
+        roll[t, 1:] = roll_t
+        zilch[t, 1:] = end_t
+        if bankable[t]:
+            bank = totals[t]
+            keep_rolling = roll_t > bank
+            value[t, 1:] = np.where(keep_rolling, roll_t, bank)
+            ends[t, 1:] = np.where(keep_rolling, end_t, 0.0)
+            if model.compulsory_free_roll:
+                value[t, 6] = roll_t[5]
+                ends[t, 6] = end_t[5]
+        else:
+            value[t, 1:] = roll_t
+            ends[t, 1:] = end_t
+    return SweepResult(roll, zilch, payoffs)

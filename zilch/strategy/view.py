@@ -1,0 +1,165 @@
+"""What a computer player or the coach sees of a game: one roll in one turn.
+
+:class:`TurnView` is built from a game state (:func:`view_of`) or directly
+from the command line's ``decide`` arguments, so the players are tested and
+used without a running game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from zilch.errors import IllegalAction, InvalidDice
+from zilch.rules import RuleSet
+from zilch.scoring import SetAside, check_dice, legal_set_asides
+
+Then = Literal["roll", "bank"]
+
+
+class PlayerLike(Protocol):
+    """The parts of :class:`zilch.PlayerState` the strategy reads."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def score(self) -> int: ...
+    @property
+    def streak(self) -> int: ...
+    @property
+    def on_board(self) -> bool: ...
+
+
+class TurnLike(Protocol):
+    """The parts of :class:`zilch.TurnState` the strategy reads."""
+
+    @property
+    def total(self) -> int: ...
+    @property
+    def roll(self) -> tuple[int, ...] | None: ...
+    @property
+    def dice_left(self) -> int: ...
+    @property
+    def set_aside(self) -> tuple[tuple[int, ...], ...]: ...
+
+
+class StateLike(Protocol):
+    """The parts of :class:`zilch.GameState` the strategy reads."""
+
+    @property
+    def players(self) -> Sequence[PlayerLike]: ...
+    @property
+    def current(self) -> str | None: ...
+    @property
+    def turn(self) -> TurnLike: ...
+    @property
+    def final_round(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a player does with a roll: the dice it keeps, then ``roll`` or ``bank``.
+
+    ``keep`` is empty only for a roll that scores by itself (the "nothing" bonus).
+    """
+
+    keep: tuple[int, ...]
+    then: Then
+
+    def to_json(self) -> dict[str, object]:
+        """The ``decide`` contract: ``{"keep": [..], "then": "roll" | "bank"}``."""
+        return {"keep": list(self.keep), "then": self.then}
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """One roll to decide on, and the situation around it.
+
+    ``total`` is the turn total before this roll's set-aside; ``frozen`` the
+    dice set aside earlier this turn (only pyramiding uses them);
+    ``opponent`` the best score among the other players; ``final`` is true on
+    the player's last turn of the game (someone else has reached the target).
+    """
+
+    roll: tuple[int, ...]
+    total: int = 0
+    score: int = 0
+    opponent: int = 0
+    streak: int = 0
+    on_board: bool = True
+    final: bool = False
+    frozen: tuple[int, ...] = ()
+
+    @classmethod
+    def checked(
+        cls,
+        roll: Sequence[object],
+        *,
+        total: int = 0,
+        score: int = 0,
+        opponent: int = 0,
+        streak: int = 0,
+        on_board: bool = True,
+        final: bool = False,
+    ) -> TurnView:
+        """A view from outside input, each value checked with a one-line reason."""
+        dice = check_dice(roll)
+        if total < 0:
+            raise InvalidDice(f"the turn total cannot be negative (got {total})")
+        if total % 50:
+            raise InvalidDice(f"a turn total is a multiple of 50 (got {total})")
+        if streak < 0:
+            raise InvalidDice(f"a zilch streak cannot be negative (got {streak})")
+        return cls(dice, total, score, opponent, streak, on_board, final)
+
+    @property
+    def dice(self) -> int:
+        """Number of dice in this roll."""
+        return len(self.roll)
+
+
+def options_of(view: TurnView, rules: RuleSet) -> list[SetAside]:
+    """Legal set-asides of the view's roll; a "nothing" roll yields one empty set-aside."""
+    options = legal_set_asides(view.roll, rules, view.frozen)
+    if not options and view.dice == 6 and rules.nothing_bonus:
+        return [SetAside((), rules.nothing_bonus)]
+    if not options:
+        shown = " ".join(map(str, view.roll))
+        raise IllegalAction(f"the roll {shown} is a zilch: there is nothing to keep")
+    return options
+
+
+def dice_left_after(view: TurnView, option: SetAside) -> int:
+    """Dice left to roll after ``option`` (0 when all have scored: a free roll follows)."""
+    if not option.dice:  # the "nothing" bonus gives all six dice back
+        return 0
+    return view.dice - len(option.dice)
+
+
+def view_of(state: StateLike, me: str, rules: RuleSet) -> TurnView:
+    """The view of player ``me`` on the current roll of a game state.
+
+    Raises :class:`IllegalAction` when it is not ``me``'s turn or no roll is
+    waiting for a set-aside.
+    """
+    if state.current != me:
+        raise IllegalAction(f"it is not {me}'s turn (current: {state.current})")
+    roll = state.turn.roll
+    if not roll:
+        raise IllegalAction(f"{me} has no roll to decide on")
+    player = next(p for p in state.players if p.name == me)
+    others = [p.score for p in state.players if p.name != me]
+    opponent = max(others, default=0)
+    final = state.final_round or any(s >= rules.target for s in others)
+    frozen = tuple(d for group in state.turn.set_aside for d in group)
+    return TurnView(
+        tuple(roll),
+        state.turn.total,
+        player.score,
+        opponent,
+        player.streak,
+        player.on_board,
+        final,
+        frozen,
+    )
