@@ -1,0 +1,350 @@
+"""SQLite persistence: games, their journals, players, records and scored rolls.
+
+The controller writes one :class:`Step` per change of the table; the step is
+committed (WAL, ``synchronous=FULL``) before the state it leads to is
+published, so a power cut loses nothing that was shown. A restart reads the
+journal back: the replay record rebuilds the game, the last snapshot the
+controller, and the tower operations the simulated tray.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+
+def utc_now() -> str:
+    """The current time as an ISO 8601 UTC string (seconds)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class Step:
+    """One change of the table, written as one journal row in one transaction.
+
+    ``action`` is a replay-format action applied to the game, ``tower`` the
+    physical operations performed (``["shake"]``, ``["remove", [1, 5]]``,
+    ``["put_back", 2]``), ``log`` the log entries (``kind``, ``player``,
+    ``text``, ``data``), ``snapshot`` the controller's state after the change.
+    ``roll`` is ``(player, values)`` for a scored roll, ``turns`` the banked
+    turns ``(player, points)`` and ``finished`` the final summary of a game.
+    """
+
+    game_id: int | None
+    snapshot: dict[str, Any]
+    action: dict[str, Any] | None = None
+    tower: list[list[Any]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    roll: tuple[str, Sequence[int]] | None = None
+    turns: list[tuple[str, int]] = field(default_factory=list)
+    finished: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game as stored: how it started and how it ended."""
+
+    id: int
+    preset: str
+    rules: dict[str, Any]
+    players: list[str]
+    bots: dict[str, str]
+    status: str
+    winners: list[str]
+    summary: dict[str, Any] | None
+    started_at: str
+    finished_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The game as the ``/api/games`` list shows it."""
+        return {
+            "id": self.id,
+            "preset": self.preset,
+            "rules": self.rules,
+            "players": self.players,
+            "bots": self.bots,
+            "status": self.status,
+            "winners": self.winners,
+            "summary": self.summary,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
+
+class Store:
+    """The state database. Thread-safe: one connection behind a lock."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=FULL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        schema = resources.files("server").joinpath("schema.sql").read_text(encoding="utf-8")
+        with self._lock:
+            self._conn.executescript(schema)
+        self._closed = False
+
+    def close(self) -> None:
+        """Checkpoint and close the database; safe to repeat."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    # -- meta -------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A stored setting (the simulator's seed, the speech switch), or None."""
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a setting, committed at once."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # -- writing ----------------------------------------------------------
+
+    def start_game(
+        self,
+        preset: str,
+        rules: Mapping[str, Any],
+        players: Sequence[str],
+        bots: Mapping[str, str],
+        abandon: int | None = None,
+    ) -> int:
+        """Create a game row (marking ``abandon`` abandoned) and return its id."""
+        with self._transaction() as conn:
+            if abandon is not None:
+                conn.execute(
+                    "UPDATE games SET status = 'abandoned', finished_at = ? "
+                    "WHERE id = ? AND status = 'playing'",
+                    (utc_now(), abandon),
+                )
+            cursor = conn.execute(
+                "INSERT INTO games (preset, rules, players, bots, started_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (preset, json.dumps(dict(rules)), json.dumps(list(players)), "{}", utc_now()),
+            )
+            game_id = int(cursor.lastrowid or 0)
+            for name, bot in bots.items():
+                self._add_player(conn, name, bot)
+            for name in players:
+                self._add_player(conn, name, bots.get(name))
+            conn.execute(
+                "UPDATE games SET bots = ? WHERE id = ?", (json.dumps(dict(bots)), game_id)
+            )
+        return game_id
+
+    def add_bot(self, game_id: int, name: str, bot: str | None) -> None:
+        """Note a player who joined a running game (and which bot plays them)."""
+        with self._transaction() as conn:
+            self._add_player(conn, name, bot)
+            if bot is not None:
+                row = conn.execute("SELECT bots FROM games WHERE id = ?", (game_id,)).fetchone()
+                bots = json.loads(row["bots"]) if row else {}
+                bots[name] = bot
+                conn.execute("UPDATE games SET bots = ? WHERE id = ?", (json.dumps(bots), game_id))
+
+    @staticmethod
+    def _add_player(conn: sqlite3.Connection, name: str, bot: str | None) -> None:
+        conn.execute(
+            "INSERT INTO players (name, bot, first_seen) VALUES (?, ?, ?) "
+            "ON CONFLICT (name) DO NOTHING",
+            (name, bot, utc_now()),
+        )
+
+    def append(self, step: Step, preset: str | None = None) -> int:
+        """Write one step in one transaction; returns its sequence number."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO journal (game_id, action, tower, log, snapshot, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    step.game_id,
+                    None if step.action is None else json.dumps(step.action),
+                    json.dumps(step.tower),
+                    json.dumps(step.log),
+                    json.dumps(step.snapshot),
+                    utc_now(),
+                ),
+            )
+            seq = int(cursor.lastrowid or 0)
+            if step.roll is not None and step.game_id is not None:
+                player, values = step.roll
+                conn.execute(
+                    "INSERT INTO rolls (seq, game_id, player, dice) VALUES (?, ?, ?, ?)",
+                    (seq, step.game_id, player, ",".join(str(v) for v in values)),
+                )
+            if preset is not None:
+                for player, points in step.turns:
+                    self._best(conn, player, preset, "best_turn", points)
+                if step.finished is not None and step.game_id is not None:
+                    self._finish(conn, step.game_id, preset, step.finished)
+        return seq
+
+    def _best(
+        self, conn: sqlite3.Connection, player: str, preset: str, column: str, n: int
+    ) -> None:
+        assert column in ("best_turn", "best_game")
+        conn.execute(
+            "INSERT INTO records (player, preset) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (player, preset),
+        )
+        conn.execute(
+            f"UPDATE records SET {column} = MAX({column}, ?) WHERE player = ? AND preset = ?",
+            (n, player, preset),
+        )
+
+    def _finish(
+        self, conn: sqlite3.Connection, game_id: int, preset: str, summary: Mapping[str, Any]
+    ) -> None:
+        winners = list(summary.get("winners", []))
+        conn.execute(
+            "UPDATE games SET status = 'finished', winners = ?, summary = ?, finished_at = ? "
+            "WHERE id = ?",
+            (json.dumps(winners), json.dumps(summary), utc_now(), game_id),
+        )
+        for player in summary.get("players", []):
+            name = str(player["name"])
+            self._best(conn, name, preset, "best_game", int(player["score"]))
+            column = "wins" if name in winners else "losses"
+            conn.execute(
+                f"UPDATE records SET {column} = {column} + 1 WHERE player = ? AND preset = ?",
+                (name, preset),
+            )
+
+    # -- reading ----------------------------------------------------------
+
+    def last_step(self) -> tuple[int, int | None, dict[str, Any]] | None:
+        """``(seq, game_id, snapshot)`` of the newest journal row, or None."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT seq, game_id, snapshot FROM journal ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        if row is None:
+            return None
+        return int(row["seq"]), row["game_id"], json.loads(row["snapshot"])
+
+    def tower_ops(self) -> list[list[Any]]:
+        """Every physical operation ever journaled, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT tower FROM journal WHERE tower != '[]' ORDER BY seq"
+            ).fetchall()
+        return [op for row in rows for op in json.loads(row["tower"])]
+
+    def actions(self, game_id: int) -> list[dict[str, Any]]:
+        """The game's replay actions in order."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT action FROM journal WHERE game_id = ? AND action IS NOT NULL ORDER BY seq",
+                (game_id,),
+            ).fetchall()
+        return [json.loads(row["action"]) for row in rows]
+
+    def log(self, game_id: int, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` log entries of a game, oldest first, each with its seq."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, log FROM journal WHERE game_id = ? AND log != '[]' "
+                "ORDER BY seq DESC LIMIT ?",
+                (game_id, limit),
+            ).fetchall()
+        entries = [
+            {"seq": int(row["seq"]), **entry}
+            for row in reversed(rows)
+            for entry in json.loads(row["log"])
+        ]
+        return entries[-limit:]
+
+    def game(self, game_id: int) -> GameRow | None:
+        """One game, or None."""
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else _game_row(row)
+
+    def games(self, limit: int = 50, offset: int = 0) -> list[GameRow]:
+        """Games, newest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT * FROM games ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)
+            ).fetchall()
+        return [_game_row(row) for row in rows]
+
+    def record(self, game_id: int) -> dict[str, Any] | None:
+        """The game's replay record (DESIGN.md), or None for an unknown game."""
+        game = self.game(game_id)
+        if game is None:
+            return None
+        return {
+            "preset": game.preset,
+            "rules": game.rules,
+            "players": game.players,
+            "actions": self.actions(game_id),
+        }
+
+    def records(self, preset: str | None = None) -> list[dict[str, Any]]:
+        """Records per player and preset, best games first."""
+        sql = "SELECT * FROM records"
+        params: tuple[Any, ...] = ()
+        if preset is not None:
+            sql += " WHERE preset = ?"
+            params = (preset,)
+        sql += " ORDER BY preset, wins DESC, best_game DESC, player"
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        return [dict(row) for row in rows]
+
+    def face_counts(self) -> tuple[list[int], int]:
+        """How often each face 1..6 showed in every scored roll, and the number of rolls."""
+        counts = [0] * 6
+        with self._lock:
+            rows = self._conn.execute("SELECT dice FROM rolls").fetchall()
+        for row in rows:
+            for value in row["dice"].split(","):
+                counts[int(value) - 1] += 1
+        return counts, len(rows)
+
+
+def _game_row(row: sqlite3.Row) -> GameRow:
+    return GameRow(
+        id=int(row["id"]),
+        preset=row["preset"],
+        rules=json.loads(row["rules"]),
+        players=json.loads(row["players"]),
+        bots=json.loads(row["bots"]),
+        status=row["status"],
+        winners=json.loads(row["winners"]),
+        summary=None if row["summary"] is None else json.loads(row["summary"]),
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+    )
