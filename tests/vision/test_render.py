@@ -1,0 +1,416 @@
+"""The tray renderer: geometry, pips, every difficulty knob, determinism and bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render import (
+    DIE_COLORS,
+    DIE_MM,
+    HARD,
+    MAX_RANDOM_DICE,
+    PIP_COLORS,
+    TOWER,
+    TRAY_MM,
+    RenderError,
+    RenderStyle,
+    pip_colors_for,
+    random_scene,
+    random_tray,
+    render_tray,
+)
+
+CLEAN = RenderStyle(
+    name="clean",
+    floor_colors=((120, 120, 120),),
+    die_colors=("white",),
+    size_jitter=0.0,
+    color_jitter=0.0,
+    perspective=0.0,
+    shadow=0.0,
+    light_gradient=0.0,
+    vignette=0.0,
+    glare=0.0,
+    floor_texture=0.0,
+    noise=0.0,
+    blur_px=0.0,
+    jpeg_quality=0,
+    flicker=0.0,
+)
+
+
+def clean(**changes: Any) -> RenderStyle:
+    """The clean style with some knobs turned up."""
+    return dataclasses.replace(CLEAN, **changes)
+
+
+def grid_tray(values: list[int], angle: float = 0.0, **extra: Any) -> list[dict[str, Any]]:
+    """Dice well apart on a grid, so each box holds one die."""
+    return [
+        {"value": v, "x": 30.0 + 45.0 * (i % 5), "y": 40.0 + 50.0 * (i // 5), "angle": angle}
+        | {"cocked": False}
+        | extra
+        for i, v in enumerate(values)
+    ]
+
+
+def grey(frame: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)
+
+
+def count_pips(frame: np.ndarray, die: dict[str, Any]) -> int:
+    """Blobs of the pip colour inside the die's top face (shrunk to keep off the edge)."""
+    corners = np.array(die["corners"])
+    centre = corners.mean(axis=0)
+    inner = (centre + (corners - centre) * 0.85).round().astype(np.int32)
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, inner, 255)
+    g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    values = g[mask > 0]
+    threshold = (int(values.min()) + int(values.max())) / 2
+    body_darker = np.median(values) < threshold
+    pips = (g > threshold) if body_darker else (g < threshold)
+    pips = (pips & (mask > 0)).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(pips)
+    return sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 4)
+
+
+# --- geometry and truth ---------------------------------------------------------------------
+
+
+def test_frame_shape_and_truth_shape() -> None:
+    frame, truth = render_tray(grid_tray([1, 2, 3]), size=(320, 240))
+    assert frame.shape == (240, 320, 3) and frame.dtype == np.uint8
+    assert truth["size"] == [320, 240]
+    assert [d["value"] for d in truth["dice"]] == [1, 2, 3]
+    for die in truth["dice"]:
+        x0, y0, x1, y1 = die["box"]
+        assert x0 < die["center"][0] < x1 and y0 < die["center"][1] < y1
+        assert die["cocked"] is False and die["occluded"] is False
+
+
+@pytest.mark.parametrize("perspective", [0.0, 0.06])
+def test_boxes_contain_every_die_pixel(perspective: float) -> None:
+    style = clean(perspective=perspective)
+    tray = random_tray(3, 8, touching=0.5, cocked=2)
+    empty, _ = render_tray([], seed=3, style=style)
+    frame, truth = render_tray(tray, seed=3, style=style)
+    changed = np.abs(grey(frame) - grey(empty)) > 2
+    inside = np.zeros_like(changed)
+    for die in truth["dice"]:
+        x0, y0, x1, y1 = die["box"]
+        inside[y0 : y1 + 1, x0 : x1 + 1] = True
+        assert changed[y0 : y1 + 1, x0 : x1 + 1].sum() > 0.4 * (x1 - x0) * (y1 - y0)
+    assert changed.sum() > 0
+    assert not (changed & ~inside).any()
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("angle", [0.0, 17.0, 45.0, 290.0])
+def test_pip_count_on_a_clean_frame(value: int, angle: float) -> None:
+    frame, truth = render_tray(grid_tray([value], angle), style=CLEAN)
+    assert count_pips(frame, truth["dice"][0]) == value
+
+
+@pytest.mark.parametrize("die_color", sorted(DIE_COLORS))
+def test_pip_count_for_each_colour_pair(die_color: str) -> None:
+    for pip in pip_colors_for(die_color):
+        tray = grid_tray([1, 2, 3, 4, 5, 6], 30.0, color=die_color, pip_color=pip)
+        frame, truth = render_tray(tray, style=CLEAN)
+        counted = [count_pips(frame, die) for die in truth["dice"]]
+        assert counted == [1, 2, 3, 4, 5, 6], (die_color, pip)
+
+
+def test_pip_counts_on_tower_frames() -> None:
+    checked = 0
+    for seed in range(12):
+        frame, truth = random_scene(seed, 6, style="tower", touching=0.0)
+        for die in truth["dice"]:
+            assert count_pips(frame, die) == die["value"], (seed, die)
+            checked += 1
+    assert checked == 72
+
+
+def test_two_three_and_six_turn_with_the_die() -> None:
+    """The diagonal of a 2 and the columns of a 6 follow the die's angle."""
+    upright, _ = render_tray(grid_tray([6], 0.0), style=CLEAN)
+    turned, _ = render_tray(grid_tray([6], 90.0), style=CLEAN)
+    assert not np.array_equal(upright, turned)
+    again, _ = render_tray(grid_tray([6], 180.0), style=CLEAN)
+    assert np.abs(grey(upright) - grey(again)).max() < 40  # a 6 is symmetric under a half turn
+    two_a, _ = render_tray(grid_tray([2], 0.0), style=CLEAN)
+    two_b, _ = render_tray(grid_tray([2], 90.0), style=CLEAN)
+    assert np.abs(grey(two_a) - grey(two_b)).max() > 100  # the other diagonal
+
+
+def test_cocked_die_shows_a_side_face_and_is_flagged() -> None:
+    flat_tray = grid_tray([5])
+    leaning = [dict(flat_tray[0], cocked=True)]
+
+    def side_face_pixels(tray: list[dict[str, Any]]) -> int:
+        """Pixels of the shaded side face: grey near 0.62 x the white body (146)."""
+        frame, truth = render_tray(tray, style=CLEAN)
+        x0, y0, x1, y1 = truth["dice"][0]["box"]
+        body = grey(frame)[y0:y1, x0:x1]
+        return int(((body > 138) & (body < 154)).sum())
+
+    _, truth = render_tray(leaning, style=CLEAN)
+    assert truth["dice"][0]["cocked"] is True
+    assert side_face_pixels(flat_tray) < 30
+    assert side_face_pixels(leaning) > 100
+
+
+def test_random_scene_cocked_count_and_leaning() -> None:
+    _, truth = random_scene(5, 6, cocked=2)
+    assert sum(d["cocked"] for d in truth["dice"]) == 2
+    assert len(truth["tray"]) == 6
+
+
+def test_overlapping_dice_are_marked_occluded() -> None:
+    tray = [
+        {"value": 3, "x": 100.0, "y": 90.0, "angle": 0.0, "cocked": False},
+        {"value": 4, "x": 108.0, "y": 90.0, "angle": 20.0, "cocked": False},
+    ]
+    _, truth = render_tray(tray, style=CLEAN)
+    assert [d["occluded"] for d in truth["dice"]] == [True, False]
+
+
+def test_zero_and_twelve_dice() -> None:
+    frame, truth = random_scene(1, 0)
+    assert truth["dice"] == [] and frame.shape == (480, 640, 3)
+    _, truth = random_scene(1, MAX_RANDOM_DICE, style="hard")
+    assert len(truth["dice"]) == MAX_RANDOM_DICE
+
+
+def test_random_dice_do_not_overlap_unless_cocked() -> None:
+    for seed in range(10):
+        _, truth = random_scene(seed, 12, touching=0.5, cocked=0)
+        assert not any(d["occluded"] for d in truth["dice"]), seed
+
+
+def test_touching_places_dice_edge_to_edge() -> None:
+    def nearest(touching: float) -> float:
+        tray = random_tray(11, 6, touching=touching)
+        return min(
+            math.hypot(a["x"] - b["x"], a["y"] - b["y"])
+            for i, a in enumerate(tray)
+            for b in tray[i + 1 :]
+        )
+
+    assert nearest(1.0) < DIE_MM * 1.15
+    assert nearest(0.0) > DIE_MM * 1.15
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style", ["tower", "hard"])
+def test_same_seed_same_frame(style: str) -> None:
+    a, truth_a = random_scene(42, 6, style=style)
+    b, truth_b = random_scene(42, 6, style=style)
+    assert np.array_equal(a, b) and truth_a == truth_b
+    c, _ = random_scene(43, 6, style=style)
+    assert not np.array_equal(a, c)
+
+
+def test_frame_index_varies_only_the_sensor() -> None:
+    _, truth = random_scene(8, 6)
+    first, t1 = render_tray(truth["tray"], seed=8, frame=1)
+    second, t2 = render_tray(truth["tray"], seed=8, frame=2)
+    assert t1["dice"] == t2["dice"]
+    diff = np.abs(grey(first) - grey(second))
+    assert 0 < diff.mean() < 6
+
+
+# --- each difficulty knob ----------------------------------------------------------------------
+
+FLOOR_PATCH = (slice(200, 260), slice(260, 380))  # rows, columns of empty floor
+
+
+def test_noise_knob_sets_the_noise_level() -> None:
+    still, _ = render_tray([], style=CLEAN)
+    noisy, _ = render_tray([], style=clean(noise=8.0))
+    spread = (noisy.astype(float) - still.astype(float))[FLOOR_PATCH].std()
+    assert 6.5 < spread < 9.5
+
+
+def test_blur_knob_softens_edges() -> None:
+    tray = grid_tray([5, 6])
+    sharp, _ = render_tray(tray, style=CLEAN)
+    soft, _ = render_tray(tray, style=clean(blur_px=2.0))
+    assert cv2.Laplacian(soft, cv2.CV_64F).var() < 0.5 * cv2.Laplacian(sharp, cv2.CV_64F).var()
+
+
+def test_jpeg_knob_compresses() -> None:
+    tray = grid_tray([1, 2, 3, 4])
+    raw, _ = render_tray(tray, style=clean(noise=4.0))
+    packed, _ = render_tray(tray, style=clean(noise=4.0, jpeg_quality=30))
+    diff = np.abs(raw.astype(float) - packed.astype(float))
+    assert 0.5 < diff.mean() < 10
+
+
+def test_vignette_darkens_the_corners() -> None:
+    plain, _ = render_tray([], style=CLEAN)
+    vignetted, _ = render_tray([], style=clean(vignette=0.5))
+    corner, middle = (slice(60, 80), slice(60, 80)), (slice(230, 250), slice(310, 330))
+    drop = grey(plain)[corner].mean() - grey(vignetted)[corner].mean()
+    assert drop > 15
+    assert abs(grey(plain)[middle].mean() - grey(vignetted)[middle].mean()) < 3
+
+
+def test_light_gradient_makes_one_side_brighter() -> None:
+    def spread(frame: np.ndarray) -> float:
+        g = grey(frame)
+        patches = [g[y : y + 20, x : x + 20].mean() for y in (70, 390) for x in (70, 550)]
+        return max(patches) - min(patches)
+
+    assert spread(render_tray([], style=CLEAN)[0]) < 1
+    assert spread(render_tray([], style=clean(light_gradient=0.5))[0]) > 20
+
+
+def test_glare_adds_a_bright_spot() -> None:
+    plain, _ = render_tray([], style=CLEAN)
+    glared, _ = render_tray([], style=clean(glare=0.8))
+    assert grey(glared).max() - grey(plain).max() > 60
+
+
+def test_shadow_darkens_the_floor_beside_a_die() -> None:
+    tray = grid_tray([4])
+    lit, truth = render_tray(tray, style=CLEAN)
+    shaded, _ = render_tray(tray, style=clean(shadow=0.8, shadow_offset_mm=(3.0, 3.0)))
+    x0, _, x1, y1 = truth["dice"][0]["box"]
+    below = (slice(y1 + 1, y1 + 6), slice(x0 + 10, x1 + 5))
+    assert grey(lit)[below].mean() - grey(shaded)[below].mean() > 15
+
+
+def test_perspective_tilts_the_floor() -> None:
+    _, square = render_tray([], style=CLEAN)
+    _, tilted = render_tray([], style=clean(perspective=0.08))
+    (a, b, _, d) = np.array(square["floor"])
+    assert a[1] == b[1] and a[0] == d[0]
+    (a, b, _, d) = np.array(tilted["floor"])
+    assert abs(a[1] - b[1]) > 2 or abs(a[0] - d[0]) > 2
+
+
+def test_size_jitter_varies_die_sizes() -> None:
+    def widths(style: RenderStyle) -> set[float]:
+        _, truth = render_tray(grid_tray([1, 2, 3, 4, 5, 6, 1, 2]), style=style)
+        return {round(d["corners"][1][0] - d["corners"][0][0]) for d in truth["dice"]}
+
+    assert len(widths(CLEAN)) == 1
+    assert len(widths(clean(size_jitter=0.15))) > 2
+
+
+def test_corner_radius_rounds_the_corners() -> None:
+    tray = grid_tray([1])
+
+    def corner_grey(radius: float) -> float:
+        frame, truth = render_tray(tray, style=clean(corner_radius=radius))
+        x, y = np.array(truth["dice"][0]["corners"][0]) + 1.5
+        return float(grey(frame)[int(y), int(x)])
+
+    assert corner_grey(0.0) > 150  # die colour right at the corner
+    assert corner_grey(0.4) < 140  # floor shows where the corner is rounded off
+
+
+def test_mixed_colours_and_one_set() -> None:
+    _, tower = random_scene(2, 12, style=TOWER)
+    assert len({(d["color"], d["pip_color"]) for d in tower["dice"]}) == 1
+    _, hard = random_scene(2, 12, style=HARD)
+    assert len({d["color"] for d in hard["dice"]}) > 2
+
+
+def test_pips_always_contrast() -> None:
+    for body in DIE_COLORS:
+        pips = pip_colors_for(body)
+        assert pips
+        for pip in pips:
+            assert np.abs(np.subtract(DIE_COLORS[body], PIP_COLORS[pip])).max() > 80
+
+
+def test_floor_texture_adds_grain() -> None:
+    smooth, _ = render_tray([], style=CLEAN)
+    grainy, _ = render_tray([], style=clean(floor_texture=6.0))
+    assert grey(smooth)[FLOOR_PATCH].std() < 0.5
+    assert grey(grainy)[FLOOR_PATCH].std() > 2
+
+
+def test_flicker_changes_brightness_between_frames() -> None:
+    style = clean(flicker=0.05)
+    levels = {round(grey(render_tray([], style=style, frame=k)[0]).mean(), 1) for k in range(4)}
+    assert len(levels) > 1
+    steady = {round(grey(render_tray([], style=CLEAN, frame=k)[0]).mean(), 1) for k in range(4)}
+    assert len(steady) == 1
+
+
+def test_color_jitter_varies_body_brightness() -> None:
+    tray = grid_tray([1, 1, 1, 1, 1, 1])
+
+    def bodies(style: RenderStyle) -> set[int]:
+        frame, truth = render_tray(tray, style=style)
+        return {
+            int(grey(frame)[int(d["center"][1]) + 5, int(d["center"][0]) + 5])
+            for d in truth["dice"]
+        }
+
+    assert len(bodies(CLEAN)) == 1
+    assert len(bodies(clean(color_jitter=0.2))) > 2
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+GOOD = {"value": 3, "x": 50.0, "y": 50.0, "angle": 0.0, "cocked": False}
+
+
+@pytest.mark.parametrize(
+    ("die", "words"),
+    [
+        (GOOD | {"value": 7}, "value=7"),
+        (GOOD | {"value": 0}, "value=0"),
+        (GOOD | {"value": "3"}, "value='3'"),
+        (GOOD | {"value": True}, "value=True"),
+        (GOOD | {"x": -1.0}, "off the tray"),
+        (GOOD | {"y": TRAY_MM[1] + 5}, "off the tray"),
+        (GOOD | {"x": float("nan")}, "finite"),
+        ({"value": 2, "y": 3.0}, "x=None"),
+        (GOOD | {"cocked": "yes"}, "cocked"),
+        (GOOD | {"color": "purple"}, "color"),
+        ("die", "expected a dict"),
+    ],
+)
+def test_bad_die_is_a_clear_error(die: Any, words: str) -> None:
+    with pytest.raises(RenderError, match="die 1") as caught:
+        render_tray([GOOD, die])
+    assert words in str(caught.value)
+    assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize("size", [(-640, 480), (640, 0), (640,), (640.0, 480), (10, 10)])
+def test_bad_size_is_a_clear_error(size: Any) -> None:
+    with pytest.raises(RenderError, match="frame size"):
+        render_tray([GOOD], size=size)
+
+
+def test_bad_style_seed_and_counts() -> None:
+    with pytest.raises(RenderError, match="unknown render style 'shiny'"):
+        render_tray([GOOD], style="shiny")
+    with pytest.raises(RenderError, match="noise=-1"):
+        RenderStyle(noise=-1.0)
+    with pytest.raises(RenderError, match="jpeg_quality"):
+        RenderStyle(jpeg_quality=101)
+    with pytest.raises(RenderError, match="unknown die colour"):
+        RenderStyle(die_colors=("gold",))
+    with pytest.raises(RenderError, match="seed"):
+        render_tray([GOOD], seed=-1)
+    with pytest.raises(RenderError, match="n_dice=13"):
+        random_scene(0, 13)
+    with pytest.raises(RenderError, match="cocked=7"):
+        random_scene(0, 6, cocked=7)
+    with pytest.raises(RenderError, match="list of dice"):
+        render_tray("1 2 3")  # type: ignore[arg-type]

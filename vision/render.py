@@ -1,0 +1,863 @@
+"""Synthetic top-down frames of a dice tray, with the ground truth of every die.
+
+The simulated tower and the tests draw the tray data of ``docs/architecture.md``
+(dicts with ``value``, ``x``, ``y`` in millimetres, ``angle`` in degrees and
+``cocked``) through :func:`render_tray`. Everything is drawn with OpenCV on
+``uint8`` images so a 640x480 frame takes a few milliseconds, and every random
+choice comes from the seed so a frame can be rebuilt exactly.
+
+Scene parts (floor colour, dice colours, lighting, perspective) depend on
+``seed`` only; sensor parts (noise, a little lighting flicker) also depend on
+``frame``, so consecutive frames of a still tray differ like a real camera's.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+TRAY_MM = (240.0, 180.0)
+DIE_MM = 16.0
+MAX_RANDOM_DICE = 12
+
+Frame = NDArray[np.uint8]
+Color = tuple[int, int, int]
+
+#: Die body colours (BGR) by name.
+DIE_COLORS: dict[str, Color] = {
+    "white": (236, 236, 234),
+    "ivory": (198, 228, 240),
+    "red": (42, 40, 188),
+    "green": (72, 150, 38),
+    "blue": (172, 82, 28),
+    "black": (36, 34, 34),
+}
+#: Pip colours (BGR) by name.
+PIP_COLORS: dict[str, Color] = {
+    "black": (26, 24, 24),
+    "white": (242, 242, 242),
+    "red": (40, 36, 204),
+}
+#: Least difference in grey level between a die and its pips: pips always contrast.
+MIN_PIP_CONTRAST = 90.0
+
+# Pip centres on a face, in units of the pip spacing, before the die's rotation.
+_PIP_LAYOUT: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+_PIP_SPACING = 0.27  # of the die's side
+_PIP_RADIUS = 0.085  # of the die's side
+_SHIFT = 4  # fixed-point bits for sub-pixel polygon drawing
+_ONE = 1 << _SHIFT
+
+
+class RenderError(ValueError):
+    """Bad tray data, size or style handed to the renderer."""
+
+
+def _grey(color: Color) -> float:
+    b, g, r = color
+    return 0.114 * b + 0.587 * g + 0.299 * r
+
+
+def pip_colors_for(die_color: str) -> tuple[str, ...]:
+    """Pip colours that contrast with a die colour (e.g. white dice: black or red pips)."""
+    if die_color not in DIE_COLORS:
+        raise RenderError(f"unknown die colour {die_color!r}; use one of {sorted(DIE_COLORS)}")
+    body = _grey(DIE_COLORS[die_color])
+    return tuple(
+        name for name, pip in PIP_COLORS.items() if abs(_grey(pip) - body) >= MIN_PIP_CONTRAST
+    )
+
+
+@dataclass(frozen=True)
+class RenderStyle:
+    """The difficulty knobs of a rendered frame; 0 turns an effect off.
+
+    Lengths are in millimetres on the tray floor unless named ``_px``;
+    strengths are fractions of full scale.
+    """
+
+    name: str = "custom"
+    floor_colors: tuple[Color, ...] = ((70, 92, 52), (96, 96, 96), (60, 60, 150))
+    die_colors: tuple[str, ...] = tuple(DIE_COLORS)
+    mixed_colors: bool = False  # each die its own colour, not one set per scene
+    size_jitter: float = 0.02  # spread of die sizes (fraction of DIE_MM)
+    color_jitter: float = 0.02  # spread of die body brightness per die
+    corner_radius: float = 0.16  # of the die's side
+    perspective: float = 0.01  # corner displacement, fraction of the frame
+    shadow: float = 0.3  # darkening under a die's shadow
+    shadow_blur_mm: float = 1.5
+    shadow_offset_mm: tuple[float, float] = (1.2, 1.6)
+    light_gradient: float = 0.08  # brightness change across the frame
+    vignette: float = 0.1  # darkening at the frame's corners
+    glare: float = 0.0  # brightness added by a specular spot
+    floor_texture: float = 2.0  # grain of the matte floor, grey levels
+    noise: float = 2.5  # sensor noise, grey levels (standard deviation)
+    blur_px: float = 0.6  # Gaussian blur sigma in pixels
+    jpeg_quality: int = 0  # 0: no JPEG round trip; else 1..100
+    flicker: float = 0.005  # per-frame lighting change
+    touching: float = 0.15  # random scenes: chance a die is placed touching another
+    cocked: float = 0.0  # random scenes: chance a die is cocked
+
+    def __post_init__(self) -> None:
+        if not self.floor_colors:
+            raise RenderError("style needs at least one floor colour")
+        for name in self.die_colors:
+            pip_colors_for(name)
+        if not self.die_colors:
+            raise RenderError("style needs at least one die colour")
+        limits = {
+            "size_jitter": 0.25,
+            "color_jitter": 0.5,
+            "corner_radius": 0.5,
+            "perspective": 0.15,
+            "shadow": 1.0,
+            "shadow_blur_mm": 10.0,
+            "light_gradient": 0.8,
+            "vignette": 0.8,
+            "glare": 1.0,
+            "floor_texture": 40.0,
+            "noise": 40.0,
+            "blur_px": 5.0,
+            "flicker": 0.2,
+            "touching": 1.0,
+            "cocked": 1.0,
+        }
+        for key, top in limits.items():
+            value = getattr(self, key)
+            if not 0.0 <= value <= top:
+                raise RenderError(f"style {key}={value} is out of range; use 0..{top}")
+        if not 0 <= self.jpeg_quality <= 100:
+            raise RenderError(f"style jpeg_quality={self.jpeg_quality}; use 0 (off) or 1..100")
+
+
+#: A calibrated tower: fixed lighting, matte floor, one set of dice, modest noise.
+TOWER = RenderStyle(name="tower")
+#: Everything turned up: mixed colours, perspective, strong shadows, glare, noise, JPEG.
+HARD = RenderStyle(
+    name="hard",
+    floor_colors=((70, 92, 52), (96, 96, 96), (60, 60, 150), (150, 150, 150), (40, 40, 40)),
+    mixed_colors=True,
+    size_jitter=0.08,
+    color_jitter=0.1,
+    corner_radius=0.22,
+    perspective=0.05,
+    shadow=0.6,
+    shadow_blur_mm=3.0,
+    shadow_offset_mm=(2.5, 3.0),
+    light_gradient=0.35,
+    vignette=0.4,
+    glare=0.5,
+    floor_texture=8.0,
+    noise=9.0,
+    blur_px=1.3,
+    jpeg_quality=55,
+    flicker=0.02,
+    touching=0.4,
+    cocked=0.1,
+)
+STYLES: dict[str, RenderStyle] = {"tower": TOWER, "hard": HARD}
+
+
+def resolve_style(style: RenderStyle | str | None) -> RenderStyle:
+    """``None`` is the tower style; a name picks from :data:`STYLES`."""
+    if style is None:
+        return TOWER
+    if isinstance(style, RenderStyle):
+        return style
+    if isinstance(style, str) and style in STYLES:
+        return STYLES[style]
+    raise RenderError(f"unknown render style {style!r}; use one of {sorted(STYLES)}")
+
+
+def _check_size(size: Sequence[int]) -> tuple[int, int]:
+    if (
+        len(size) != 2
+        or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in size)
+        or not (32 <= size[0] <= 8192 and 32 <= size[1] <= 8192)
+    ):
+        raise RenderError(f"frame size {tuple(size)!r} is invalid; use (width, height), 32..8192")
+    return int(size[0]), int(size[1])
+
+
+def _number(die: Mapping[str, Any], key: str, index: int) -> float:
+    value = die.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RenderError(f"die {index}: {key}={value!r} must be a finite number")
+    return float(value)
+
+
+def _check_die(die: Any, index: int, tray_mm: tuple[float, float]) -> dict[str, Any]:
+    """One die of the tray data, checked and normalised (raises RenderError)."""
+    if not isinstance(die, Mapping):
+        raise RenderError(f"die {index}: expected a dict with value, x, y, angle, cocked")
+    value = die.get("value")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        raise RenderError(f"die {index}: value={value!r} is not a die value 1..6")
+    x, y = _number(die, "x", index), _number(die, "y", index)
+    angle = _number(die, "angle", index) if "angle" in die else 0.0
+    if not (0.0 <= x <= tray_mm[0] and 0.0 <= y <= tray_mm[1]):
+        raise RenderError(
+            f"die {index}: centre ({x:g}, {y:g}) mm is off the tray floor "
+            f"0..{tray_mm[0]:g} x 0..{tray_mm[1]:g} mm"
+        )
+    cocked = die.get("cocked", False)
+    if not isinstance(cocked, bool):
+        raise RenderError(f"die {index}: cocked={cocked!r} must be true or false")
+    checked = {"value": value, "x": x, "y": y, "angle": angle, "cocked": cocked}
+    for key, names in (("color", DIE_COLORS), ("pip_color", PIP_COLORS)):
+        if key in die and die[key] not in names:
+            raise RenderError(f"die {index}: {key}={die[key]!r}; use one of {sorted(names)}")
+        if key in die:
+            checked[key] = die[key]
+    return checked
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Where the tray lies in the frame: millimetres to pixels, then a slight perspective."""
+
+    scale: float  # pixels per millimetre
+    matrix: NDArray[np.float64]  # 3x3: floor millimetres to frame pixels
+
+    def to_px(self, points_mm: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Map (N, 2) floor millimetres to (N, 2) frame pixels."""
+        m = self.matrix
+        mapped = points_mm @ m[:, :2].T + m[:, 2]
+        return np.asarray(mapped[:, :2] / mapped[:, 2:3])
+
+
+def _geometry(
+    size: tuple[int, int],
+    tray_mm: tuple[float, float],
+    perspective: float,
+    rng: np.random.Generator,
+) -> _Geometry:
+    w, h = size
+    scale = min(0.86 * w / tray_mm[0], 0.86 * h / tray_mm[1])
+    place = np.array(
+        [
+            [scale, 0, (w - tray_mm[0] * scale) / 2],
+            [0, scale, (h - tray_mm[1] * scale) / 2],
+            [0, 0, 1],
+        ]
+    )
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    moved = corners + rng.uniform(-1, 1, (4, 2)).astype(np.float32) * perspective * min(w, h)
+    tilt = cv2.getPerspectiveTransform(corners, moved.astype(np.float32))
+    return _Geometry(scale, np.asarray(tilt.astype(np.float64) @ place))
+
+
+def _poly(points_px: NDArray[np.float64]) -> NDArray[np.int32]:
+    return np.round(points_px * _ONE).astype(np.int32)
+
+
+def _shade(color: Color, gain: float) -> Color:
+    return (
+        min(255, int(color[0] * gain)),
+        min(255, int(color[1] * gain)),
+        min(255, int(color[2] * gain)),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _noise_bank(width: int, height: int, sigma10: int) -> tuple[Frame, Frame]:
+    """Gaussian noise larger than a frame, split in its positive and negative parts.
+
+    Frames take shifted windows of it: much faster than drawing fresh noise.
+    """
+    rng = np.random.default_rng(sigma10)
+    bank = rng.standard_normal((height + 61, width + 83, 3), dtype=np.float32) * (sigma10 / 10)
+    bank = np.round(bank)
+    return np.clip(bank, 0, 255).astype(np.uint8), np.clip(-bank, 0, 255).astype(np.uint8)
+
+
+def _add_noise(image: Frame, sigma: float, rng: np.random.Generator) -> Frame:
+    h, w = image.shape[:2]
+    plus, minus = _noise_bank(w, h, max(1, round(sigma * 10)))
+    dy, dx = int(rng.integers(0, plus.shape[0] - h)), int(rng.integers(0, plus.shape[1] - w))
+    image = np.asarray(cv2.add(image, plus[dy : dy + h, dx : dx + w]))
+    return np.asarray(cv2.subtract(image, minus[dy : dy + h, dx : dx + w]))
+
+
+def _background(
+    size: tuple[int, int],
+    geo: _Geometry,
+    tray_mm: tuple[float, float],
+    floor: Color,
+    texture: float,
+    rng: np.random.Generator,
+) -> Frame:
+    """The empty tray: surround, four wall faces shaded by the light, the matte floor."""
+    w, h = size
+    image = np.empty((h, w, 3), np.uint8)
+    cv2.rectangle(image, (0, 0), (w, h), _shade(floor, 1.35), -1)
+    wall_mm = 0.05 * tray_mm[1]
+    outer = np.array(
+        [
+            [-wall_mm, -wall_mm],
+            [tray_mm[0] + wall_mm, -wall_mm],
+            [tray_mm[0] + wall_mm, tray_mm[1] + wall_mm],
+            [-wall_mm, tray_mm[1] + wall_mm],
+        ]
+    )
+    inner = np.array([[0, 0], [tray_mm[0], 0], [tray_mm[0], tray_mm[1]], [0, tray_mm[1]]])
+    outer_px, inner_px = geo.to_px(outer), geo.to_px(inner)
+    for side, gain in enumerate((0.55, 0.8, 0.95, 0.7)):  # top, right, bottom, left walls
+        quad = np.array([outer_px[side], outer_px[(side + 1) % 4], inner_px[(side + 1) % 4]])
+        quad = np.vstack([quad, inner_px[side]])
+        cv2.fillPoly(image, [_poly(quad)], _shade(floor, gain), cv2.LINE_AA, _SHIFT)
+    cv2.fillPoly(image, [_poly(inner_px)], floor, cv2.LINE_AA, _SHIFT)
+    if texture > 0:
+        grain = rng.normal(0, texture, (h // 3 + 1, w // 3 + 1)).astype(np.float32)
+        grain = np.round(cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR))
+        for part, op in ((grain, cv2.add), (-grain, cv2.subtract)):
+            layer = cv2.cvtColor(np.clip(part, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+            image = np.asarray(op(image, layer))
+    return image
+
+
+@functools.lru_cache(maxsize=8)
+def _outline(corner: float, steps: int = 5) -> NDArray[np.float64]:
+    """A rounded square of side 1 centred on 0: (N, 2) points in face units."""
+    r = min(max(corner, 0.0), 0.5)
+    if r == 0:
+        return np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    points = []
+    for cx, cy, start in ((0.5, 0.5, 0), (-0.5, 0.5, 90), (-0.5, -0.5, 180), (0.5, -0.5, 270)):
+        centre = (cx - math.copysign(r, cx), cy - math.copysign(r, cy))
+        for k in range(steps):
+            t = math.radians(start + 90 * k / (steps - 1))
+            points.append((centre[0] + r * math.cos(t), centre[1] + r * math.sin(t)))
+    return np.array(points)
+
+
+_PIP_POINTS = 14
+
+
+@functools.lru_cache(maxsize=64)
+def _face_template(value: int, corner: float) -> NDArray[np.float64]:
+    """Face-unit points of a face: rounded outline, inset face, then each pip's polygon."""
+    outline = _outline(corner)
+    t = np.linspace(0, 2 * math.pi, _PIP_POINTS, endpoint=False)
+    circle = np.stack([np.cos(t), np.sin(t)], axis=1) * _PIP_RADIUS
+    pips = [circle + np.array(p) * _PIP_SPACING for p in _PIP_LAYOUT[value]]
+    return np.vstack([outline, outline * 0.84, *pips])
+
+
+# Faces of a cube of side 1 centred on 0: (centre, u axis, v axis); z is up.
+_FACES = {
+    "top": ((0, 0, 0.5), (1, 0, 0), (0, 1, 0)),
+    "+x": ((0.5, 0, 0), (0, 1, 0), (0, 0, 1)),
+    "-x": ((-0.5, 0, 0), (0, 1, 0), (0, 0, 1)),
+    "+y": ((0, 0.5, 0), (1, 0, 0), (0, 0, 1)),
+    "-y": ((0, -0.5, 0), (1, 0, 0), (0, 0, 1)),
+}
+
+
+def _rotation(angle_deg: float, lean: tuple[int, int], tilt_deg: float) -> NDArray[np.float64]:
+    """Yaw by the die's angle after tipping its top by ``tilt`` toward local ``lean``."""
+    a = math.radians(angle_deg)
+    yaw = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    if tilt_deg == 0:
+        return yaw
+    k = np.array([-lean[1], lean[0], 0.0])  # axis z x lean
+    cross = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    t = math.radians(tilt_deg)
+    tip = np.eye(3) + math.sin(t) * cross + (1 - math.cos(t)) * cross @ cross
+    return np.asarray(yaw @ tip)
+
+
+@dataclass(frozen=True)
+class _DieLook:
+    """How die number ``index`` of a scene looks: fixed by the seed."""
+
+    color: str
+    pip_color: str
+    size: float  # multiple of die_mm
+    brightness: float
+    tilt: float  # degrees, used only when the die is cocked
+    side_pick: int
+
+
+@dataclass(frozen=True)
+class _Scene:
+    """The parts of a frame fixed by the seed: tray, background, lighting, dice looks."""
+
+    geo: _Geometry
+    background: Frame
+    gain: Frame  # lighting, 128 = 1.0
+    glare: Frame | None
+    looks: tuple[_DieLook, ...]
+
+
+MAX_TRAY_DICE = 64
+
+
+def _looks(style: RenderStyle, rng: np.random.Generator) -> tuple[_DieLook, ...]:
+    """Colours, sizes and lean of every die slot of a scene: one set, or mixed colours."""
+    n = MAX_TRAY_DICE
+    colors = rng.integers(0, len(style.die_colors), n if style.mixed_colors else 1)
+    picks = rng.integers(0, 6, n if style.mixed_colors else 1)
+    sizes = 1.0 + np.clip(rng.normal(0, 1, n), -2.5, 2.5) * style.size_jitter
+    brightness = 1.0 + np.clip(rng.normal(0, 1, n), -2.5, 2.5) * style.color_jitter
+    tilts, sides = rng.uniform(18, 38, n), rng.integers(0, 4, n)
+    looks = []
+    for i in range(n):
+        k = i if style.mixed_colors else 0
+        color = style.die_colors[int(colors[k])]
+        pips = pip_colors_for(color)
+        pip = pips[int(picks[k]) % len(pips)]
+        looks.append(
+            _DieLook(
+                color, pip, float(sizes[i]), float(brightness[i]), float(tilts[i]), int(sides[i])
+            )
+        )
+    return tuple(looks)
+
+
+def _lighting(
+    size: tuple[int, int], style: RenderStyle, rng: np.random.Generator
+) -> tuple[Frame, Frame | None]:
+    """Uneven light and vignetting as a gain image, and an optional glare spot."""
+    w, h = size
+    sw, sh = max(2, w // 8), max(2, h // 8)
+    ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float64)
+    xs, ys = (xs + 0.5) / sw - 0.5, (ys + 0.5) / sh - 0.5
+    direction = rng.uniform(0, 2 * math.pi)
+    gain = 1.0 + style.light_gradient * (xs * math.cos(direction) + ys * math.sin(direction))
+    gain *= 1.0 - style.vignette * (xs**2 + ys**2) / 0.5
+    small = np.clip(gain * 128, 0, 255).astype(np.uint8)
+    full = cv2.resize(cv2.cvtColor(small, cv2.COLOR_GRAY2BGR), (w, h))
+    glare = None
+    if style.glare > 0:
+        gx, gy = rng.uniform(-0.3, 0.3, 2)
+        spot = np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * 0.08**2)) * style.glare * 160
+        glare = cv2.resize(cv2.cvtColor(spot.astype(np.uint8), cv2.COLOR_GRAY2BGR), (w, h))
+    return np.asarray(full), glare
+
+
+@functools.lru_cache(maxsize=6)
+def _scene(
+    size: tuple[int, int], seed: int, style: RenderStyle, tray_mm: tuple[float, float]
+) -> _Scene:
+    rng = np.random.default_rng([seed, 1])
+    geo = _geometry(size, tray_mm, style.perspective, rng)
+    floor = style.floor_colors[int(rng.integers(0, len(style.floor_colors)))]
+    background = _background(size, geo, tray_mm, floor, style.floor_texture, rng)
+    gain, glare = _lighting(size, style, rng)
+    return _Scene(geo, background, gain, glare, _looks(style, rng))
+
+
+def _lean(
+    die: Mapping[str, Any], others: Sequence[Mapping[str, Any]], tray_mm: tuple[float, float]
+) -> tuple[int, int]:
+    """The die's local axis pointing at the nearest other die or wall: where it leans."""
+    x, y = die["x"], die["y"]
+    target = min(
+        [
+            (x, (-1.0, 0.0)),
+            (tray_mm[0] - x, (1.0, 0.0)),
+            (y, (0.0, -1.0)),
+            (tray_mm[1] - y, (0.0, 1.0)),
+        ]
+        + [
+            (math.hypot(o["x"] - x, o["y"] - y) - DIE_MM / 2, ((o["x"] - x), (o["y"] - y)))
+            for o in others
+            if o is not die
+        ],
+        key=lambda item: item[0],
+    )[1]
+    a = math.radians(die["angle"])
+    local = (
+        target[0] * math.cos(a) + target[1] * math.sin(a),
+        -target[0] * math.sin(a) + target[1] * math.cos(a),
+    )
+    if abs(local[0]) >= abs(local[1]):
+        return (1 if local[0] >= 0 else -1, 0)
+    return (0, 1 if local[1] >= 0 else -1)
+
+
+def _side_value(value: int, lean: tuple[int, int], pick: int) -> int:
+    """A value adjacent to ``value`` (never itself or its opposite) for a visible side face."""
+    sides = [v for v in range(1, 7) if v not in (value, 7 - value)]
+    return sides[(pick + (lean[0] + 2 * lean[1])) % 4]
+
+
+@dataclass(frozen=True)
+class _DiePlan:
+    """One die's polygons in frame pixels, ready to paint (fixed-point for cv2)."""
+
+    faces: tuple[tuple[NDArray[np.int32], NDArray[np.int32], list[NDArray[np.int32]], float], ...]
+    body: Color
+    pip: Color
+    silhouette: NDArray[np.float64]  # frame pixels, all visible faces
+    centre: tuple[float, float]  # frame pixels, centre of the top face
+    corners: NDArray[np.float64]  # frame pixels, the top face's four corners
+
+
+def _plan_die(
+    die: Mapping[str, Any],
+    look: _DieLook,
+    geo: _Geometry,
+    lean: tuple[int, int],
+    corner_radius: float,
+    die_mm: float,
+) -> _DiePlan:
+    """Project a die's visible faces (the top, and a side face when cocked) to the frame."""
+    cocked = bool(die["cocked"])
+    rot = _rotation(die["angle"], lean, look.tilt if cocked else 0.0)
+    side = die_mm * look.size
+    centre = np.array([die["x"], die["y"]])
+    faces: list[tuple[str, int, float]] = [("top", die["value"], 1.0)]
+    if cocked:
+        name = {(1, 0): "-x", (-1, 0): "+x", (0, 1): "-y", (0, -1): "+y"}[lean]
+        faces.insert(0, (name, _side_value(die["value"], lean, look.side_pick), 0.62))
+    n = len(_outline(corner_radius))
+    drawn, silhouette = [], []
+    for face, value, gain in faces:
+        middle, u, v = (np.asarray(a, dtype=np.float64) for a in _FACES[face])
+        uv = _face_template(value, corner_radius)
+        local = (middle + uv[:, :1] * u + uv[:, 1:2] * v) @ rot.T
+        px = geo.to_px(local[:, :2] * side + centre)
+        fixed = _poly(px)
+        pips = [fixed[k : k + _PIP_POINTS] for k in range(2 * n, len(fixed), _PIP_POINTS)]
+        drawn.append((fixed[:n], fixed[n : 2 * n], pips, gain))
+        silhouette.append(px[:n])
+    top_face = np.array([[0, 0, 0.5], [-0.5, -0.5, 0.5], [0.5, -0.5, 0.5], [0.5, 0.5, 0.5]])
+    top = geo.to_px((np.vstack([top_face, [[-0.5, 0.5, 0.5]]]) @ rot.T)[:, :2] * side + centre)
+    return _DiePlan(
+        faces=tuple(drawn),
+        body=_shade(DIE_COLORS[die.get("color", look.color)], look.brightness),
+        pip=PIP_COLORS[die.get("pip_color", look.pip_color)],
+        silhouette=np.vstack(silhouette),
+        centre=(float(top[0, 0]), float(top[0, 1])),
+        corners=top[1:],
+    )
+
+
+def _paint_die(image: Frame, plan: _DiePlan) -> None:
+    """Draw a planned die: darker rounded edge, face, then pips, each shaded per face."""
+    for outer, inset, pips, gain in plan.faces:
+        cv2.fillPoly(image, [outer], _shade(plan.body, gain * 0.78), cv2.LINE_AA, _SHIFT)
+        cv2.fillPoly(image, [inset], _shade(plan.body, gain), cv2.LINE_AA, _SHIFT)
+        cv2.fillPoly(image, pips, _shade(plan.pip, gain), cv2.LINE_AA, _SHIFT)
+
+
+def _shadows(image: Frame, plans: Sequence[_DiePlan], style: RenderStyle, scale: float) -> Frame:
+    """Darken the floor under each die's soft shadow (drawn at half size, then blurred)."""
+    if style.shadow <= 0 or not plans:
+        return image
+    h, w = image.shape[:2]
+    mask = np.zeros(((h + 1) // 2, (w + 1) // 2), np.uint8)
+    offset = np.asarray(style.shadow_offset_mm) * scale
+    for plan in plans:
+        hull = cv2.convexHull(((plan.silhouette + offset) / 2).astype(np.float32))
+        cv2.fillPoly(
+            mask, [_poly(hull.reshape(-1, 2).astype(np.float64))], 255, cv2.LINE_AA, _SHIFT
+        )
+    sigma = max(0.5, style.shadow_blur_mm * scale / 2)
+    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+    darken = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+    gain = 128 - (darken.astype(np.uint16) * int(style.shadow * 128) >> 8).astype(np.uint8)
+    return np.asarray(cv2.multiply(image, cv2.cvtColor(gain, cv2.COLOR_GRAY2BGR), scale=1 / 128))
+
+
+def _sensor(image: Frame, scene: _Scene, style: RenderStyle, rng: np.random.Generator) -> Frame:
+    """Light the frame, then optics blur, sensor noise and JPEG compression."""
+    flicker = 1.0 + float(rng.normal(0, style.flicker)) if style.flicker > 0 else 1.0
+    image = np.asarray(cv2.multiply(image, scene.gain, scale=flicker / 128))
+    if scene.glare is not None:
+        image = np.asarray(cv2.add(image, scene.glare))
+    if style.blur_px > 0:
+        image = np.asarray(cv2.GaussianBlur(image, (0, 0), style.blur_px))
+    if style.noise > 0:
+        image = _add_noise(image, style.noise, rng)
+    if style.jpeg_quality:
+        _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
+        image = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))
+    return image
+
+
+def _box(points: NDArray[np.float64], size: tuple[int, int]) -> list[int]:
+    x0, y0 = np.floor(points.min(axis=0)) - 1
+    x1, y1 = np.ceil(points.max(axis=0)) + 1
+    return [max(0, int(x0)), max(0, int(y0)), min(size[0] - 1, int(x1)), min(size[1] - 1, int(y1))]
+
+
+def _paint_order(dice: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Flat dice first, then cocked ones: a leaning die lies on top of what it leans on."""
+    return sorted(range(len(dice)), key=lambda i: bool(dice[i]["cocked"]))
+
+
+def _occluded(plans: Sequence[_DiePlan], order: Sequence[int]) -> list[bool]:
+    """True for each die that a die painted after it overlaps by more than a sliver."""
+    hulls = [cv2.convexHull(p.silhouette.astype(np.float32)) for p in plans]
+    flags = [False] * len(plans)
+    for rank, i in enumerate(order):
+        flags[i] = any(
+            cv2.intersectConvexConvex(hulls[i], hulls[j])[0] > 4.0 for j in order[rank + 1 :]
+        )
+    return flags
+
+
+def render_tray(
+    tray: Sequence[Mapping[str, Any]],
+    *,
+    size: tuple[int, int] = (640, 480),
+    seed: int = 0,
+    style: RenderStyle | str | None = None,
+    frame: int = 0,
+    tray_mm: tuple[float, float] = TRAY_MM,
+    die_mm: float = DIE_MM,
+) -> tuple[Frame, dict[str, Any]]:
+    """Draw the tray data as a BGR camera frame; return it with the ground truth.
+
+    ``seed`` fixes the scene (tray placement in the frame, floor, dice colours,
+    lighting); ``frame`` varies only the sensor (noise, a little flicker). A
+    die may carry ``color`` and ``pip_color`` names to override the scene's.
+    Raises :class:`RenderError` (a ``ValueError``) for bad input.
+    """
+    size = _check_size(size)
+    the_style = resolve_style(style)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise RenderError(f"seed={seed!r} must be a whole number >= 0")
+    if not (die_mm > 0 and all(v > 2 * die_mm for v in tray_mm)):
+        raise RenderError(f"tray {tray_mm} mm and die {die_mm} mm are not a usable tray")
+    if isinstance(tray, str | bytes) or not isinstance(tray, Sequence):
+        raise RenderError("tray must be a list of dice (dicts with value, x, y, angle, cocked)")
+    if len(tray) > MAX_TRAY_DICE:
+        raise RenderError(
+            f"tray holds {len(tray)} dice; the renderer draws at most {MAX_TRAY_DICE}"
+        )
+    dice = [_check_die(die, i, tray_mm) for i, die in enumerate(tray)]
+    scene = _scene(size, int(seed), the_style, (float(tray_mm[0]), float(tray_mm[1])))
+    plans = [
+        _plan_die(
+            die,
+            scene.looks[i],
+            scene.geo,
+            _lean(die, dice, tray_mm) if die["cocked"] else (1, 0),
+            the_style.corner_radius,
+            die_mm,
+        )
+        for i, die in enumerate(dice)
+    ]
+    image = _shadows(scene.background.copy(), plans, the_style, scene.geo.scale)
+    order = _paint_order(dice)
+    for i in order:
+        _paint_die(image, plans[i])
+    image = _sensor(image, scene, the_style, np.random.default_rng([int(seed), 2, int(frame)]))
+    hidden = _occluded(plans, order)
+    floor = scene.geo.to_px(
+        np.array([[0, 0], [tray_mm[0], 0], [tray_mm[0], tray_mm[1]], [0, tray_mm[1]]])
+    )
+    truth = {
+        "dice": [
+            {
+                "value": die["value"],
+                "center": [round(plan.centre[0], 1), round(plan.centre[1], 1)],
+                "box": _box(plan.silhouette, size),
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in plan.corners],
+                "cocked": die["cocked"],
+                "occluded": hidden[i],
+                "color": die.get("color", scene.looks[i].color),
+                "pip_color": die.get("pip_color", scene.looks[i].pip_color),
+            }
+            for i, (die, plan) in enumerate(zip(dice, plans, strict=True))
+        ],
+        "size": [size[0], size[1]],
+        "seed": int(seed),
+        "frame": int(frame),
+        "style": the_style.name,
+        "die_px": round(die_mm * scene.geo.scale, 1),
+        "floor": [[round(float(x), 1), round(float(y), 1)] for x, y in floor],
+        "tray": dice,
+    }
+    return image, truth
+
+
+def _fits(
+    candidate: tuple[float, float, float, float],
+    placed: Sequence[tuple[float, float, float, float]],
+    tray_mm: tuple[float, float],
+    ignore: int = -1,
+) -> bool:
+    """A flat die (x, y, angle, side) lies on the floor without overlapping placed dice."""
+    x, y, angle, side = candidate
+    reach = side / 2 * (abs(math.cos(math.radians(angle))) + abs(math.sin(math.radians(angle))))
+    if not (
+        reach + 0.5 <= x <= tray_mm[0] - reach - 0.5
+        and reach + 0.5 <= y <= tray_mm[1] - reach - 0.5
+    ):
+        return False
+    mine = ((x, y), (side + 0.3, side + 0.3), angle)
+    return all(
+        j == ignore
+        or cv2.rotatedRectangleIntersection(mine, ((ox, oy), (os_, os_), oa))[0]
+        == cv2.INTERSECT_NONE
+        for j, (ox, oy, oa, os_) in enumerate(placed)
+    )
+
+
+def _place(
+    rng: np.random.Generator,
+    placed: Sequence[tuple[float, float, float, float]],
+    side: float,
+    touching: bool,
+    tray_mm: tuple[float, float],
+) -> tuple[float, float, float] | None:
+    """A free spot for a die: anywhere, or edge to edge with a placed die."""
+    for _ in range(300):
+        if touching and placed:
+            ox, oy, oa, os_ = placed[int(rng.integers(0, len(placed)))]
+            towards = math.radians(oa + 90 * int(rng.integers(0, 4)))
+            slide = float(rng.uniform(-0.35, 0.35)) * side
+            gap = (os_ + side) / 2 + float(rng.uniform(0.35, 0.8))
+            x = ox + gap * math.cos(towards) - slide * math.sin(towards)
+            y = oy + gap * math.sin(towards) + slide * math.cos(towards)
+            angle = oa + float(rng.uniform(-1.0, 1.0))
+        else:
+            x, y = (float(rng.uniform(0, tray_mm[k])) for k in (0, 1))
+            angle = float(rng.uniform(0, 360))
+        if _fits((x, y, angle, side), placed, tray_mm):
+            return x, y, angle
+    return None
+
+
+def _lean_spot(
+    rng: np.random.Generator,
+    placed: Sequence[tuple[float, float, float, float]],
+    side: float,
+    tray_mm: tuple[float, float],
+) -> tuple[float, float, float] | None:
+    """A spot for a cocked die: against a wall, or against a placed die."""
+    for _ in range(300):
+        angle = float(rng.uniform(0, 360))
+        if placed and rng.random() < 0.5:
+            ox, oy, oa, os_ = placed[int(rng.integers(0, len(placed)))]
+            towards = math.radians(oa + 90 * int(rng.integers(0, 4)))
+            gap = (os_ + side) / 2 + 0.2 * side
+            x, y, angle = ox + gap * math.cos(towards), oy + gap * math.sin(towards), oa
+        else:
+            wall = int(rng.integers(0, 4))
+            along = float(rng.uniform(side, tray_mm[wall % 2 == 0] - side))
+            angle = 90.0 * int(rng.integers(0, 4)) + float(rng.uniform(-4, 4))
+            near = 0.75 * side
+            x, y = {
+                0: (along, near),
+                1: (tray_mm[0] - near, along),
+                2: (along, tray_mm[1] - near),
+                3: (near, along),
+            }[wall]
+        clear = all(
+            math.hypot(x - ox, y - oy) >= 0.95 * (side + os_) / 2 for ox, oy, _, os_ in placed
+        )
+        if clear and 0 <= x <= tray_mm[0] and 0 <= y <= tray_mm[1]:
+            return x, y, angle
+    return None
+
+
+def _random_tray(
+    rng: np.random.Generator,
+    sides: Sequence[float],
+    touching: float,
+    cocked: Sequence[bool],
+    tray_mm: tuple[float, float],
+) -> list[dict[str, Any]]:
+    tray: list[dict[str, Any]] = []
+    placed: list[tuple[float, float, float, float]] = []
+    order = sorted(range(len(sides)), key=lambda i: cocked[i])  # flat dice first
+    spots: dict[int, tuple[float, float, float]] = {}
+    for i in order:
+        if cocked[i]:
+            spot = _lean_spot(rng, placed, sides[i], tray_mm)
+        else:
+            spot = _place(rng, placed, sides[i], bool(rng.random() < touching), tray_mm)
+        if spot is None:
+            raise RenderError(f"cannot fit {len(sides)} dice in a {tray_mm} mm tray")
+        spots[i] = spot
+        placed.append((*spot, sides[i]))
+    for i in range(len(sides)):
+        x, y, angle = spots[i]
+        value = int(rng.integers(1, 7))
+        tray.append({"value": value, "x": x, "y": y, "angle": angle % 360, "cocked": cocked[i]})
+    return tray
+
+
+def random_tray(
+    seed: int,
+    n_dice: int = 6,
+    *,
+    touching: float = 0.15,
+    cocked: int = 0,
+    tray_mm: tuple[float, float] = TRAY_MM,
+    die_mm: float = DIE_MM,
+) -> list[dict[str, Any]]:
+    """Tray data with ``n_dice`` dice at random spots, ``cocked`` of them leaning."""
+    _check_counts(n_dice, cocked)
+    rng = np.random.default_rng([seed, 0])
+    flags = [i < cocked for i in range(n_dice)]
+    return _random_tray(rng, [die_mm] * n_dice, touching, flags, tray_mm)
+
+
+def _check_counts(n_dice: int, cocked: int | None) -> None:
+    if (
+        isinstance(n_dice, bool)
+        or not isinstance(n_dice, int)
+        or not 0 <= n_dice <= MAX_RANDOM_DICE
+    ):
+        raise RenderError(f"n_dice={n_dice!r}; a random scene holds 0..{MAX_RANDOM_DICE} dice")
+    if cocked is not None and (
+        isinstance(cocked, bool) or not isinstance(cocked, int) or not 0 <= cocked <= n_dice
+    ):
+        raise RenderError(f"cocked={cocked!r}; use 0..n_dice ({n_dice})")
+
+
+def random_scene(
+    seed: int,
+    n_dice: int = 6,
+    *,
+    size: tuple[int, int] = (640, 480),
+    style: RenderStyle | str | None = None,
+    touching: float | None = None,
+    cocked: int | None = None,
+    frame: int = 0,
+    tray_mm: tuple[float, float] = TRAY_MM,
+    die_mm: float = DIE_MM,
+) -> tuple[Frame, dict[str, Any]]:
+    """Throw ``n_dice`` dice at random and render them; the truth holds the tray too.
+
+    ``touching`` is the chance that a die lands edge to edge with another and
+    ``cocked`` the number of leaning dice; ``None`` takes both from the style.
+    """
+    the_style = resolve_style(style)
+    _check_counts(n_dice, cocked)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise RenderError(f"seed={seed!r} must be a whole number >= 0")
+    size = _check_size(size)
+    scene = _scene(size, seed, the_style, (float(tray_mm[0]), float(tray_mm[1])))
+    rng = np.random.default_rng([seed, 0])
+    if cocked is None:
+        flags = [bool(rng.random() < the_style.cocked) for _ in range(n_dice)]
+    else:
+        flags = [i < cocked for i in range(n_dice)]
+    chance = the_style.touching if touching is None else touching
+    sides = [die_mm * look.size for look in scene.looks[:n_dice]]
+    tray = _random_tray(rng, sides, chance, flags, tray_mm)
+    return render_tray(
+        tray, size=size, seed=seed, style=the_style, frame=frame, tray_mm=tray_mm, die_mm=die_mm
+    )
