@@ -1,0 +1,147 @@
+"""The solenoid that shakes the tray, driven through a logic-level MOSFET."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+from gpiozero import DigitalOutputDevice
+from gpiozero.pins import Factory
+
+from firmware.errors import FirmwareError
+from firmware.safety import DUTY_WINDOW_S, MAX_DUTY, DutyGuard, Interval, ShakePattern
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+Sleeper = Callable[[float], None]
+
+
+class Solenoid:
+    """A 12 V push solenoid switched by a MOSFET whose gate is on ``pin`` (BCM).
+
+    Wiring: GPIO -> 150 ohm -> gate of an IRLZ44N-class logic-level MOSFET,
+    10 kohm from gate to ground (keeps the coil off while the Pi boots or the
+    pin floats), source to ground (shared with the Pi's ground), drain to the
+    coil's minus lead, coil's plus lead to +12 V, and a flyback diode
+    (1N4007/1N5819) across the coil, cathode (band) to +12 V.
+
+    ``clock`` and ``sleep`` are injectable so the timing and the duty guard
+    are tested without real waiting. ``on_wait(seconds)`` hears about any
+    wait the duty guard imposes before a shake.
+    """
+
+    def __init__(
+        self,
+        pin: int,
+        pattern: ShakePattern,
+        *,
+        pin_factory: Factory | None = None,
+        clock: Clock = time.monotonic,
+        sleep: Sleeper = time.sleep,
+        guard: DutyGuard | None = None,
+        on_wait: Callable[[float], None] | None = None,
+    ) -> None:
+        self.pattern = pattern
+        self.guard = guard or DutyGuard()
+        self.on_wait = on_wait
+        self.last_wait_s = 0.0
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._device: DigitalOutputDevice | None = DigitalOutputDevice(
+            pin, active_high=True, initial_value=False, pin_factory=pin_factory
+        )
+
+    @property
+    def is_on(self) -> bool:
+        """Whether the coil is energised right now."""
+        return self._device is not None and bool(self._device.value)
+
+    def wait_needed(self) -> float:
+        """Seconds a shake started now would wait for the duty limit."""
+        return self.guard.wait_before_pattern(self.pattern, self._clock())
+
+    def shake(self) -> list[Interval]:
+        """Drive one shake; return ``(on_s, off_s)`` of each pulse from the shake's start.
+
+        Waits first when the shake would break the duty limit (logged, kept in
+        ``last_wait_s`` and passed to ``on_wait``). The coil is off again when
+        this returns or raises.
+        """
+        with self._lock:
+            device = self._require_open()
+            start = self._clock()
+            self.last_wait_s = self._wait(self.guard.wait_before_pattern(self.pattern, start))
+            begin = self._clock()
+            pulses: list[Interval] = []
+            try:
+                for on_offset, _ in self.pattern.offsets():
+                    due = begin + on_offset - self._clock()
+                    if due > 0:
+                        self._sleep(due)
+                    extra = self.guard.wait_before([(0.0, self.pattern.pulse_s)], self._clock())
+                    self.last_wait_s += self._wait(extra)
+                    pulses.append(self._pulse(device, start))
+            finally:
+                device.off()
+            return pulses
+
+    def _pulse(self, device: DigitalOutputDevice, start: float) -> Interval:
+        on = self._clock()
+        device.on()
+        try:
+            self._sleep(self.pattern.pulse_s)
+        finally:
+            device.off()
+            off = self._clock()
+            self.guard.record(on, off)
+        return (on - start, off - start)
+
+    def _wait(self, seconds: float) -> float:
+        if seconds <= 0:
+            return 0.0
+        log.warning(
+            "solenoid: waiting %.2f s to keep the coil within %.0f%% duty in any %g s",
+            seconds,
+            MAX_DUTY * 100,
+            DUTY_WINDOW_S,
+        )
+        if self.on_wait is not None:
+            self.on_wait(seconds)
+        self._sleep(seconds)
+        return seconds
+
+    def _require_open(self) -> DigitalOutputDevice:
+        if self._device is None:
+            raise FirmwareError("the solenoid is closed; open a new tower to shake")
+        return self._device
+
+    def force_off(self) -> None:
+        """Switch the coil off now, from any thread or a signal handler."""
+        device = self._device
+        if device is not None:
+            device.off()
+
+    def close(self) -> None:
+        """Switch the coil off and release the pin; safe to call again."""
+        device, self._device = self._device, None
+        if device is not None:
+            try:
+                device.off()
+            finally:
+                device.close()
+
+    def __enter__(self) -> Solenoid:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
