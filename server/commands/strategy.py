@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
 
-from server.commands import Subparsers, add_rule_arguments, not_available
+from server.commands import Subparsers, add_rule_arguments, parse_rule_options, print_json
+from server.errors import UserError
+from server.solver_cache import CACHE_FOLDER, SolverCache
+from zilch import InvalidDice, RuleSet, find_preset
+from zilch.strategy import BOTS, Solution, TurnView, UnknownBot, make_bot
 
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("solve", help="strategy that maximises long-run points per turn")
     add_rule_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_todo("solve"))
+    _add_cache_argument(p)
+    p.set_defaults(func=run_solve)
 
     p = sub.add_parser("decide", help="what a computer player does with a roll")
     add_rule_arguments(p)
@@ -22,8 +31,14 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--opponent", type=int, default=0, metavar="O")
     p.add_argument("--streak", type=int, default=0, metavar="K")
     p.add_argument("--final", action="store_true", help="this is the bot's final turn")
+    p.add_argument(
+        "--off-board",
+        action="store_true",
+        help="the bot has not banked the entry minimum yet (presets with one)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_todo("decide"))
+    _add_cache_argument(p)
+    p.set_defaults(func=run_decide)
 
     p = sub.add_parser("duel", help="bot-against-bot games with win rates")
     add_rule_arguments(p)
@@ -31,11 +46,158 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_todo("duel"))
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    _add_cache_argument(p)
+    p.set_defaults(func=run_duel)
 
 
-def _todo(verb: str):  # type: ignore[no-untyped-def]
-    def run(args: argparse.Namespace) -> int:
-        raise not_available(verb)
+def _add_cache_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="solver cache folder (default: the state directory's solver/ folder)",
+    )
 
-    return run
+
+def _rules(args: argparse.Namespace) -> RuleSet:
+    return find_preset(args.preset).with_house_rules(parse_rule_options(args.rule))
+
+
+def _cache(args: argparse.Namespace) -> SolverCache:
+    if args.cache_dir:
+        return SolverCache(Path(args.cache_dir))
+    from server.config import load_config
+
+    return SolverCache(load_config().state_dir / CACHE_FOLDER)
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    """Solve the rules (or read the cache) and print points per turn and thresholds."""
+    rules = _rules(args)
+    started = time.perf_counter()
+    solution, cached = _cache(args).get(rules)
+    summary = solution.summary()
+    summary["cached"] = cached
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    if args.json:
+        print_json(summary)
+    else:
+        print(_solve_text(solution, cached))
+    return 0
+
+
+def _solve_text(solution: Solution, cached: bool) -> str:
+    lines = [
+        f"{solution.rules.name}: {solution.points_per_turn:.3f} points per turn"
+        + (" (from the cache)" if cached else ""),
+        "bank from this turn total on (dice left; 6 = free roll; - = always roll):",
+        "  status      streak       1      2      3      4      5      6",
+    ]
+    for row in solution.thresholds():
+        cells = "".join(
+            f"{'-' if v is None else format(v, ','):>7}" for v in row["bank_at"].values()
+        )
+        lines.append(f"  {row['status']:<10}  {row['streak']:>6}{cells}")
+    lines.extend(f"note: {note}" for note in solution.notes)
+    return "\n".join(lines)
+
+
+def _bot_name(name: str) -> str:
+    if name not in BOTS:
+        raise UnknownBot(f"unknown bot {name!r}; choose one of {', '.join(BOTS)}")
+    return name
+
+
+def _check_number(name: str, value: int, *, least: int | None = 0) -> int:
+    if least is not None and value < least:
+        raise UserError(f"{name} must be at least {least}, not {value}")
+    return value
+
+
+def run_decide(args: argparse.Namespace) -> int:
+    """Print what the bot keeps from the roll and whether it then rolls or banks."""
+    rules = _rules(args)
+    name = _bot_name(args.bot)
+    dice = []
+    for word in args.roll:
+        if not word.strip().isdigit():
+            raise InvalidDice(f"die value {word!r} is not a number; die values are 1 to 6")
+        dice.append(int(word))
+    view = TurnView.checked(
+        dice,
+        total=_check_number("--turn-total", args.turn_total),
+        score=args.score,
+        opponent=args.opponent,
+        streak=_check_number("--streak", args.streak),
+        on_board=not args.off_board,
+        final=args.final,
+    )
+    bot = make_bot(name, rules, _cache(args).solution if name == "optimal" else None)
+    decision = bot.decide_view(view)
+    if args.json:
+        print_json(decision.to_json())
+    else:
+        kept = " ".join(map(str, decision.keep)) or "the nothing bonus"
+        print(f"{name} keeps {kept} and then {decision.then}s")
+    return 0
+
+
+def run_duel(args: argparse.Namespace) -> int:
+    """Play bot against bot, alternating who starts, and print win rates with 95% intervals."""
+    from zilch.strategy.duel import play_duel
+
+    rules = _rules(args)
+    names = [n.strip() for n in args.bots.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UserError(f"--bots {args.bots!r} must name two bots, e.g. --bots optimal,dicenow")
+    for name in names:
+        _bot_name(name)
+    games = _check_number("--games", args.games, least=1)
+    cache = _cache(args) if "optimal" in names else None
+    bots = [make_bot(n, rules, cache.solution if cache else None) for n in names]
+    progress = None if args.quiet or games < 200 else _ProgressBar(games)
+    result = play_duel(rules, bots, games, args.seed, progress=progress)
+    if progress:
+        progress.close()
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(_duel_text(result.to_json()))
+    return 0
+
+
+def _duel_text(result: dict[str, Any]) -> str:
+    lines = [f"{result['games']} games, {result['preset']}, seed {result['seed']}:"]
+    for side in result["bots"]:
+        low, high = side["ci95"]
+        lines.append(
+            f"  {side['name']:<9} wins {side['wins']:>6} ({side['win_rate']:.1%}, "
+            f"95% CI {low:.1%}-{high:.1%}), average score {side['average_score']:,.0f}"
+        )
+    if result["ties"]:
+        lines.append(f"  shared wins: {result['ties']}")
+    return "\n".join(lines)
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.shown = -1
+
+    def __call__(self, done: int) -> None:
+        percent = done * 100 // self.total
+        if percent == self.shown:
+            return
+        self.shown = percent
+        filled = self.WIDTH * done // self.total
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        sys.stderr.write(f"\rduel [{bar}] {done}/{self.total} games")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+        sys.stderr.flush()

@@ -74,5 +74,4 @@ def preview(state: StateLike | TurnLike, rules: RuleSet) -> dict[str, float | in
     throw (six at the start of a turn and after a free roll).
     """
     turn = state.turn if isinstance(state, _HasTurn) else state
-    frozen = tuple(d for group in turn.set_aside for d in group)
-    return preview_dice(next_roll_dice(turn), rules, frozen).to_json()
+    return preview_dice(next_roll_dice(turn), rules, turn.pyramid).to_json()

@@ -28,6 +28,9 @@ from zilch.strategy.solution import Solution
 from zilch.strategy.sweep import FloatArray, SweepResult, TurnModel, sweep
 from zilch.strategy.tables import RollTable
 
+SOLVER_VERSION = 1
+"""Changes whenever a solve of the same rules could give different numbers."""
+
 _MAX_ITERATIONS = 60
 _TOLERANCE = 1e-10
 

@@ -42,6 +42,8 @@ class TurnLike(Protocol):
     def dice_left(self) -> int: ...
     @property
     def set_aside(self) -> tuple[tuple[int, ...], ...]: ...
+    @property
+    def pyramid(self) -> tuple[int, ...]: ...
 
 
 class StateLike(Protocol):
@@ -77,7 +79,7 @@ class TurnView:
     """One roll to decide on, and the situation around it.
 
     ``total`` is the turn total before this roll's set-aside; ``frozen`` the
-    dice set aside earlier this turn (only pyramiding uses them);
+    dice set aside earlier that may still complete a triple (pyramiding only);
     ``opponent`` the best score among the other players; ``final`` is true on
     the player's last turn of the game (someone else has reached the target).
     """
@@ -152,7 +154,6 @@ def view_of(state: StateLike, me: str, rules: RuleSet) -> TurnView:
     others = [p.score for p in state.players if p.name != me]
     opponent = max(others, default=0)
     final = state.final_round or any(s >= rules.target for s in others)
-    frozen = tuple(d for group in state.turn.set_aside for d in group)
     return TurnView(
         tuple(roll),
         state.turn.total,
@@ -161,5 +162,5 @@ def view_of(state: StateLike, me: str, rules: RuleSet) -> TurnView:
         player.streak,
         player.on_board,
         final,
-        frozen,
+        state.turn.pyramid,
     )

@@ -1,0 +1,106 @@
+"""On-disk cache of solved rule sets, so the service never solves the same rules twice.
+
+A solution is stored as one ``.npz`` file (numpy arrays, no pickles) named by
+a hash of the rule set's ``to_dict()`` and the solver's version. A file that
+cannot be read or does not fit its rules is solved again and replaced; the
+file is written to a temporary name and renamed, so a crash never leaves a
+half-written entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from server.errors import UserError
+from zilch import RuleSet
+from zilch.strategy import Solution, SolutionDataError, solve
+from zilch.strategy.model import approximations, streak_model
+from zilch.strategy.solver import SOLVER_VERSION
+
+log = logging.getLogger(__name__)
+
+CACHE_FOLDER = "solver"
+
+
+class SolverCacheError(UserError, OSError):
+    """The cache directory cannot be created or written."""
+
+
+def cache_key(rules: RuleSet) -> str:
+    """A stable name for ``rules``: sha256 of its ``to_dict()`` and the solver version."""
+    text = json.dumps({"rules": rules.to_dict(), "solver": SOLVER_VERSION}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class SolverCache:
+    """Solutions by rule set: memory first, then ``directory``, else solve and store."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self._memory: dict[str, Solution] = {}
+        self._lock = threading.Lock()
+
+    def path_for(self, rules: RuleSet) -> Path:
+        """Where the solution of ``rules`` lives."""
+        return self.directory / f"{rules.name}-{cache_key(rules)}.npz"
+
+    def get(self, rules: RuleSet) -> tuple[Solution, bool]:
+        """The solution of ``rules`` and whether it came from the cache."""
+        key = cache_key(rules)
+        with self._lock:
+            if key in self._memory:
+                return self._memory[key], True
+            solution = self._load(rules)
+            cached = solution is not None
+            if solution is None:
+                solution = solve(rules)
+                self._store(rules, solution)
+            self._memory[key] = solution
+            return solution, cached
+
+    def solution(self, rules: RuleSet) -> Solution:
+        """The solution of ``rules`` (a function to hand to ``make_bot``)."""
+        return self.get(rules)[0]
+
+    def _load(self, rules: RuleSet) -> Solution | None:
+        path = self.path_for(rules)
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+            return Solution.from_arrays(
+                rules, streak_model(rules), arrays, tuple(approximations(rules))
+            )
+        except (OSError, ValueError, zipfile.BadZipFile, SolutionDataError) as exc:
+            log.warning("solver cache %s is unusable (%s); solving again", path, exc)
+            return None
+
+    def _store(self, rules: RuleSet, solution: Solution) -> None:
+        path = self.path_for(rules)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            try:
+                arrays: dict[str, Any] = dict(solution.to_arrays())
+                with os.fdopen(handle, "wb") as stream:
+                    np.savez_compressed(stream, **arrays)
+                os.replace(temporary, path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise SolverCacheError(
+                f"cannot write the solver cache in {self.directory}: {exc.strerror or exc}; "
+                "give a writable folder with --cache-dir"
+            ) from None
