@@ -633,8 +633,7 @@ def render_tray(
     """
     size = _check_size(size)
     the_style = resolve_style(style)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise RenderError(f"seed={seed!r} must be a whole number >= 0")
+    _check_seed(seed)
     if not (die_mm > 0 and all(v > 2 * die_mm for v in tray_mm)):
         raise RenderError(f"tray {tray_mm} mm and die {die_mm} mm are not a usable tray")
     if isinstance(tray, str | bytes) or not isinstance(tray, Sequence):
@@ -809,9 +808,15 @@ def random_tray(
 ) -> list[dict[str, Any]]:
     """Tray data with ``n_dice`` dice at random spots, ``cocked`` of them leaning."""
     _check_counts(n_dice, cocked)
+    _check_seed(seed)
     rng = np.random.default_rng([seed, 0])
     flags = [i < cocked for i in range(n_dice)]
     return _random_tray(rng, [die_mm] * n_dice, touching, flags, tray_mm)
+
+
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise RenderError(f"seed={seed!r} must be a whole number >= 0")
 
 
 def _check_counts(n_dice: int, cocked: int | None) -> None:
@@ -846,8 +851,7 @@ def random_scene(
     """
     the_style = resolve_style(style)
     _check_counts(n_dice, cocked)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise RenderError(f"seed={seed!r} must be a whole number >= 0")
+    _check_seed(seed)
     size = _check_size(size)
     scene = _scene(size, seed, the_style, (float(tray_mm[0]), float(tray_mm[1])))
     rng = np.random.default_rng([seed, 0])
