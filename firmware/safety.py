@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import Any, NamedTuple
 
 from firmware.errors import FirmwareError
 
@@ -34,6 +34,22 @@ MAX_ON_S = MAX_DUTY * DUTY_WINDOW_S
 _EPS = 1e-9
 
 Interval = tuple[float, float]
+
+
+class Wait(NamedTuple):
+    """How long a shake must wait, and which limit (``"duty"``, ``"gap"`` or ``""``) says so."""
+
+    seconds: float
+    limit: str
+
+    @property
+    def reason(self) -> str:
+        """The limit in words, for the log line that announces the wait."""
+        if self.limit == "duty":
+            return f"the {MAX_DUTY:.0%} duty limit in any {DUTY_WINDOW_S:g} s"
+        if self.limit == "gap":
+            return f"the {MIN_GAP_S * 1000:g} ms minimum gap between pulses"
+        return "no limit"
 
 
 def _overlap(a: Interval, start: float, end: float) -> float:
@@ -161,21 +177,29 @@ class DutyGuard:
             return sum(_overlap(i, now - DUTY_WINDOW_S, now) for i in self._history)
 
     def wait_before(self, planned: Sequence[Interval], now: float) -> float:
-        """Seconds to wait so that pulses ``planned`` (offsets from start) stay within limits.
+        """Seconds to wait so that pulses ``planned`` (offsets from start) stay within limits."""
+        return self.plan(planned, now)[0]
+
+    def plan(self, planned: Sequence[Interval], now: float) -> Wait:
+        """The wait before ``planned`` can start at ``now``, and which limit imposes it.
 
         Covers the duty limit over every window that holds a planned pulse's
         end, and the minimum gap after the last recorded pulse.
         """
         with self._lock:
             history = list(self._history)
-        wait = 0.0
+        gap = duty = 0.0
         if history:
-            wait = max(wait, history[-1][1] + MIN_GAP_S - (now + planned[0][0]))
+            gap = history[-1][1] + MIN_GAP_S - (now + planned[0][0])
         for _, end in planned:
             own = sum(_overlap(p, end - DUTY_WINDOW_S, end) for p in planned)
             start = _earliest_start(history, MAX_ON_S - own)
-            wait = max(wait, start - (now + end - DUTY_WINDOW_S))
-        return max(0.0, wait)
+            duty = max(duty, start - (now + end - DUTY_WINDOW_S))
+        if duty > max(gap, 0.0):
+            return Wait(duty, "duty")
+        if gap > 0:
+            return Wait(gap, "gap")
+        return Wait(0.0, "")
 
     def wait_before_pattern(self, pattern: ShakePattern, now: float) -> float:
         """Seconds to wait before starting ``pattern`` at ``now``."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from firmware.errors import FirmwareError
 from firmware.light import check_status
-from firmware.safety import DUTY_WINDOW_S, MAX_DUTY, DutyGuard, Interval, ShakePattern
+from firmware.safety import DutyGuard, Interval, ShakePattern
 from firmware.solenoid import Clock, Sleeper
 from firmware.tower import Tower
 
@@ -32,6 +32,11 @@ _CLEARANCE_MM = 0.5
 _ATTEMPTS = 500
 
 Die = dict[str, Any]
+
+
+def _degrees(angle: float) -> float:
+    """An angle rounded to 0.1 degree in [0, 360)."""
+    return round(angle, 1) % 360.0
 
 
 class SimulatedLight:
@@ -110,7 +115,7 @@ class _Layout:
                 spot = self.touching() if self.placed and self.rng.random() < 0.5 else None
                 spot = spot or self.against_wall()
             elif self.placed and self.rng.random() < touch_chance:
-                spot = self.touching()
+                spot = self.touching() or self.free()
             else:
                 spot = self.free()
             if spot is not None:
@@ -119,7 +124,7 @@ class _Layout:
                     "value": value,
                     "x": round(x, 2),
                     "y": round(y, 2),
-                    "angle": round(angle % 360.0, 1),
+                    "angle": _degrees(angle),
                     "cocked": cocked,
                 }
                 self.placed.append(die)
@@ -261,21 +266,16 @@ class SimulatedTower(Tower):
         if self._closed:
             raise FirmwareError("the tower is closed; open a new one to shake")
         start = self._clock()
-        wait = self.guard.wait_before_pattern(self.pattern, start)
-        if wait > 0:
-            log.warning(
-                "simulated solenoid: waiting %.2f s to keep the coil within %.0f%% duty in %g s",
-                wait,
-                MAX_DUTY * 100,
-                DUTY_WINDOW_S,
-            )
-        pulses = [(wait + on, wait + off) for on, off in self.pattern.offsets()]
+        wait = self.guard.plan(self.pattern.offsets(), start)
+        if wait.limit == "duty":
+            log.warning("simulated solenoid: waiting %.2f s for %s", wait.seconds, wait.reason)
+        pulses = [(wait.seconds + on, wait.seconds + off) for on, off in self.pattern.offsets()]
         for on, off in pulses:
             self.guard.record(start + on, start + off)
         if self._sleep is not None:
             self._sleep(pulses[-1][1])
         end = max(self._clock(), start + pulses[-1][1])
-        self.last_wait_s = wait
+        self.last_wait_s = wait.seconds
         self._dice = self._throw([self._rng.randint(1, 6) for _ in self._dice])
         self.shakes += 1
         self._tumble_calls = 0
@@ -305,7 +305,7 @@ class SimulatedTower(Tower):
                     "value": rng.randint(1, 6),
                     "x": round(x, 2),
                     "y": round(y, 2),
-                    "angle": round(rng.uniform(0.0, 360.0), 1),
+                    "angle": _degrees(rng.uniform(0.0, 360.0)),
                     "cocked": False,
                 }
             )

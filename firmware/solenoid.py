@@ -12,7 +12,7 @@ from gpiozero import DigitalOutputDevice
 from gpiozero.pins import Factory
 
 from firmware.errors import FirmwareError
-from firmware.safety import DUTY_WINDOW_S, MAX_DUTY, DutyGuard, Interval, ShakePattern
+from firmware.safety import DutyGuard, Interval, ShakePattern, Wait
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class Solenoid:
         self.guard = guard or DutyGuard()
         self.on_wait = on_wait
         self.last_wait_s = 0.0
+        self.last_start = float("nan")
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -69,13 +70,14 @@ class Solenoid:
         """Drive one shake; return ``(on_s, off_s)`` of each pulse from the shake's start.
 
         Waits first when the shake would break the duty limit (logged, kept in
-        ``last_wait_s`` and passed to ``on_wait``). The coil is off again when
-        this returns or raises.
+        ``last_wait_s`` and passed to ``on_wait``); ``last_start`` is the
+        shake's start on the clock. The coil is off again when this returns or
+        raises.
         """
         with self._lock:
             device = self._require_open()
-            start = self._clock()
-            self.last_wait_s = self._wait(self.guard.wait_before_pattern(self.pattern, start))
+            start = self.last_start = self._clock()
+            self.last_wait_s = self._wait(self.guard.plan(self.pattern.offsets(), start))
             begin = self._clock()
             pulses: list[Interval] = []
             try:
@@ -83,7 +85,7 @@ class Solenoid:
                     due = begin + on_offset - self._clock()
                     if due > 0:
                         self._sleep(due)
-                    extra = self.guard.wait_before([(0.0, self.pattern.pulse_s)], self._clock())
+                    extra = self.guard.plan([(0.0, self.pattern.pulse_s)], self._clock())
                     self.last_wait_s += self._wait(extra)
                     pulses.append(self._pulse(device, start))
             finally:
@@ -101,19 +103,16 @@ class Solenoid:
             self.guard.record(on, off)
         return (on - start, off - start)
 
-    def _wait(self, seconds: float) -> float:
-        if seconds <= 0:
+    def _wait(self, wait: Wait) -> float:
+        """Sleep through ``wait``; a wait for the duty limit is announced."""
+        if wait.seconds <= 0:
             return 0.0
-        log.warning(
-            "solenoid: waiting %.2f s to keep the coil within %.0f%% duty in any %g s",
-            seconds,
-            MAX_DUTY * 100,
-            DUTY_WINDOW_S,
-        )
+        level = logging.WARNING if wait.limit == "duty" else logging.DEBUG
+        log.log(level, "solenoid: waiting %.2f s for %s", wait.seconds, wait.reason)
         if self.on_wait is not None:
-            self.on_wait(seconds)
-        self._sleep(seconds)
-        return seconds
+            self.on_wait(wait.seconds)
+        self._sleep(wait.seconds)
+        return wait.seconds
 
     def _require_open(self) -> DigitalOutputDevice:
         if self._device is None:

@@ -8,7 +8,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from gpiozero.pins import Factory
 
@@ -86,7 +86,7 @@ class Tower(ABC):
         except Exception:
             log.exception("the %s button's callback failed", event)
 
-    def __enter__(self) -> Tower:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -114,7 +114,7 @@ def gpio_pin_factory() -> Factory | None:
     except Exception as exc:
         reason = f"no /dev/gpiochip could be opened ({' '.join(str(exc).split()) or exc!r})"
     raise GpioUnavailable(
-        f"no GPIO found: {reason}; this is not a Raspberry Pi, use --mock to drive mock pins"
+        f"no GPIO found: {reason}; without a Raspberry Pi use --mock to drive gpiozero's mock pins"
     )
 
 
@@ -141,6 +141,7 @@ class GpioTower(Tower):
         super().__init__(long_press_action)
         self.pin_map = pin_map
         self.pin_factory = pin_factory
+        self.long_press_s = long_press_s
         self._closed = False
         self.solenoid = Solenoid(
             pin_map.solenoid, pattern, pin_factory=pin_factory, clock=clock, sleep=sleep
