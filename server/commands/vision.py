@@ -3,32 +3,132 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from server.commands import Subparsers, not_available
+import cv2
+import numpy as np
+
+from server.commands import Subparsers, print_json
+from server.errors import UserError
 
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("read", help="read the dice in images")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--calibration", metavar="FILE", help="calibration file")
+    p.add_argument("--expected", type=int, metavar="N", help="dice that should be in each image")
+    p.add_argument("--annotate", metavar="DIR", help="also write annotated copies into DIR")
     p.add_argument("--json", action="store_true", help="print JSON, one object per image")
-    p.set_defaults(func=_todo("read"))
+    p.set_defaults(func=run_read)
 
     p = sub.add_parser("calibrate", help="make a calibration file for the camera")
-    p.add_argument("--source", required=True, help="camera source or image files")
+    p.add_argument(
+        "--source",
+        required=True,
+        help="EMPTY.jpg,DICE.jpg (two image files), or sim (the renderer)",
+    )
     p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--expected", type=int, default=6, metavar="N", help="dice in the dice frame")
+    p.add_argument("--seed", type=int, default=0, help="scene seed for --source sim")
     p.add_argument("--json", action="store_true", help="print the quality report as JSON")
-    p.set_defaults(func=_todo("calibrate"))
+    p.set_defaults(func=run_calibrate)
 
     p = sub.add_parser("vision-bench", help="measure the dice reader")
     p.add_argument("folders", nargs="*", metavar="FOLDER", help="folders with labels.jsonl")
     p.add_argument("--synthetic", type=int, default=0, metavar="N", help="rendered frames")
+    p.add_argument("--style", default="tower", help="renderer style for --synthetic")
+    p.add_argument("--failures", type=int, default=0, metavar="K", help="list K failures per set")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_todo("vision-bench"))
+    p.set_defaults(func=run_bench)
 
 
-def _todo(verb: str):  # type: ignore[no-untyped-def]
-    def run(args: argparse.Namespace) -> int:
-        raise not_available(verb)
+def load_image(path: str) -> np.ndarray:
+    """Read an image file as BGR; ``UserError`` names a missing or undecodable file."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"image {path} does not exist")
+    data = np.fromfile(p, np.uint8)
+    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if frame is None:
+        raise UserError(f"image {path} is not a readable image (JPEG, PNG, ...)")
+    return frame
 
-    return run
+
+def run_read(args: argparse.Namespace) -> int:
+    """Read every image; all files are checked before anything is printed."""
+    from vision import annotate, load_calibration, read_dice
+
+    calibration = load_calibration(args.calibration) if args.calibration else None
+    frames = [(path, load_image(path)) for path in args.images]
+    out_dir = Path(args.annotate) if args.annotate else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    for path, frame in frames:
+        reading = read_dice(frame, calibration, expected=args.expected)
+        if out_dir is not None:
+            cv2.imwrite(str(out_dir / (Path(path).stem + ".png")), annotate(frame, reading))
+        if args.json:
+            print_json({"image": path, **reading.to_json()})
+        else:
+            values = " ".join(str(v) for v in reading.values) or "-"
+            status = "ok" if reading.ok else f"NOT OK: {reading.reason}"
+            print(f"{path}: {values} ({status})")
+    return 0
+
+
+def _sim_frames(seed: int, expected: int) -> tuple[np.ndarray, np.ndarray]:
+    from vision.render import random_scene, render_tray
+
+    empty, _ = render_tray([], seed=seed, frame=1)
+    dice, _ = random_scene(seed, expected, cocked=0, frame=2)
+    return empty, dice
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate from two image files or the renderer and write the calibration file."""
+    from vision import calibrate
+
+    if args.source == "sim":
+        empty, dice = _sim_frames(args.seed, args.expected)
+    else:
+        parts = [p.strip() for p in args.source.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise UserError(
+                f"--source {args.source!r} is not EMPTY,DICE (two image files) or sim; "
+                "cameras are calibrated from the service's calibration page"
+            )
+        empty, dice = load_image(parts[0]), load_image(parts[1])
+    cal, report = calibrate(empty, dice, expected=args.expected)
+    cal.save(args.out)
+    if args.json:
+        print_json({"out": args.out, **report})
+    else:
+        print(f"{report['text']} -> {args.out}")
+    return 0 if report["ok"] else 1
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Run the bench over labelled folders and rendered frames; print the table."""
+    from vision import bench
+
+    if not args.folders and args.synthetic <= 0:
+        raise UserError("give labelled folders and/or --synthetic N (N > 0)")
+    if args.synthetic < 0:
+        raise UserError(f"--synthetic {args.synthetic}: use a number of frames >= 0")
+    cv2.setNumThreads(1)
+    plans = [(Path(f).name, bench.load_folder(f), f) for f in args.folders]
+    scores = []
+    for name, items, folder in plans:
+        scores.append(bench.run(bench.folder_samples(folder), name, len(items)))
+    if args.synthetic:
+        samples = bench.synthetic_samples(args.synthetic, args.style)
+        scores.append(bench.run(samples, f"rendered/{args.style}", args.synthetic))
+    if args.json:
+        print_json([s.to_json() for s in scores])
+    else:
+        print(bench.format_table(scores))
+    for s in scores:
+        for line in s.failures[: args.failures]:
+            print(f"  {s.name}: {line}", file=sys.stderr)
+    return 0

@@ -1,0 +1,112 @@
+"""Calibration: made from an empty tray and six dice, saved, loaded, and rejected when broken."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import Calibration, CalibrationError, calibrate, load_calibration, read_dice
+from vision.render import random_scene, random_tray, render_tray
+
+
+def _frames(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    empty, _ = render_tray([], seed=seed, style="tower", frame=1)
+    dice, _ = render_tray(random_tray(seed + 50), seed=seed, style="tower", frame=2)
+    return empty, dice
+
+
+def test_calibrate_measures_tray_and_dice() -> None:
+    empty, dice = _frames()
+    _, truth = render_tray(random_tray(50), seed=0, style="tower")
+    cal, report = calibrate(empty, dice)
+    assert report["ok"], report["text"]
+    assert report["tray_found"]
+    assert report["dice_found"] == 6
+    assert abs(cal.die_side - truth["die_px"]) < 0.15 * truth["die_px"]
+    assert report["text"].startswith("tray found")
+    assert f"dice {cal.die_side:.0f} px" in report["text"]
+    assert "pip contrast good" in report["text"]
+
+
+def test_calibration_round_trips_through_a_file(tmp_path: Path) -> None:
+    cal, _ = calibrate(*_frames())
+    path = tmp_path / "calibration.json"
+    cal.save(path)
+    again = load_calibration(path)
+    assert again.frame_size == cal.frame_size
+    assert again.tray == cal.tray
+    assert again.die_side == pytest.approx(cal.die_side, abs=0.01)
+    assert np.array_equal(again.background, cal.background)
+    frame, truth = random_scene(0, 6, style="tower", cocked=0)
+    assert read_dice(frame, again, expected=6).values == tuple(
+        sorted(d["value"] for d in truth["dice"])
+    )
+
+
+def test_calibrate_reports_a_missing_die() -> None:
+    empty, _ = _frames()
+    five, _ = render_tray(random_tray(3, 5), seed=0, style="tower", frame=2)
+    _, report = calibrate(empty, five, expected=6)
+    assert not report["ok"]
+    assert "5 of 6 dice seen" in report["text"]
+
+
+def test_calibrate_without_dice_is_an_error() -> None:
+    empty, _ = _frames()
+    with pytest.raises(CalibrationError, match="no dice found"):
+        calibrate(empty, empty)
+
+
+def test_calibrate_frames_of_different_sizes() -> None:
+    empty, dice = _frames()
+    with pytest.raises(CalibrationError, match="same camera"):
+        calibrate(empty[:240], dice)
+
+
+def test_missing_calibration_file_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "nope.json"
+    with pytest.raises(CalibrationError, match=r"nope\.json does not exist"):
+        load_calibration(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"version": 99}', "version"),
+        ('{"version": 1}', "missing"),
+    ],
+)
+def test_corrupt_calibration_file_names_the_problem(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(CalibrationError, match=words) as info:
+        load_calibration(path)
+    assert "bad.json" in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_tampered_fields_are_caught(tmp_path: Path) -> None:
+    cal, _ = calibrate(*_frames())
+    good = cal.to_json()
+    cases = {
+        "die_side": {**good, "die_side": -3},
+        "background": {**good, "background_png": "aGVsbG8="},
+        "type": {**good, "frame_size": "wide"},
+    }
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(CalibrationError):
+            load_calibration(path)
+
+
+def test_calibration_json_is_versioned() -> None:
+    cal, _ = calibrate(*_frames())
+    data = cal.to_json()
+    assert data["version"] == 1
+    assert Calibration.from_json(json.loads(json.dumps(data))).frame_size == (640, 480)

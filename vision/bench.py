@@ -1,0 +1,249 @@
+"""Measure the reader: per-die accuracy, detection recall, false dice, confident-wrong dice, speed.
+
+Labelled folders hold images and ``labels.jsonl`` (one ``{"image", "dice": [{"value", "box"}]}``
+per line). A detection matches a label by centre: the nearest unmatched pair whose centres are
+within half a die of each other (boxes that cover only the pip pattern still match).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration, CalibrationError, calibrate
+from vision.reader import MIN_CONFIDENCE, read_dice
+from vision.reading import Die, Reading
+
+
+class BenchError(ValueError):
+    """A folder or label file the bench cannot use."""
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One labelled die: value and centre (pixels)."""
+
+    value: int
+    center: tuple[float, float]
+    size: float
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One frame to read and its labels."""
+
+    name: str
+    frame: np.ndarray
+    labels: tuple[LabelledDie, ...]
+    calibration: Calibration | None = None
+    expected: int | None = None
+    cocked: bool = False  # a die in the frame is cocked: the reading must not be ok
+
+
+@dataclass
+class Score:
+    """Running totals for one folder or the synthetic set."""
+
+    name: str
+    frames: int = 0
+    labelled: int = 0
+    detected: int = 0  # labelled dice matched by a detection
+    right: int = 0  # matched and read with the right value
+    false_dice: int = 0  # detections that match no label
+    confident_wrong: int = 0  # matched, wrong value, confidence >= MIN_CONFIDENCE
+    unsure: int = 0  # matched dice below MIN_CONFIDENCE
+    readings_ok: int = 0  # frames whose reading was ok
+    cocked_frames: int = 0  # frames with a cocked die
+    cocked_passed: int = 0  # ... whose reading was wrongly ok
+    ms: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The row of the bench table."""
+        n = max(self.labelled, 1)
+        return {
+            "set": self.name,
+            "frames": self.frames,
+            "dice": self.labelled,
+            "accuracy": round(self.right / n, 4),
+            "recall": round(self.detected / n, 4),
+            "false_dice": self.false_dice,
+            "confident_wrong": self.confident_wrong,
+            "unsure": self.unsure,
+            "ok_frames": self.readings_ok,
+            "cocked_frames": self.cocked_frames,
+            "cocked_passed": self.cocked_passed,
+            "ms_median": round(statistics.median(self.ms), 2) if self.ms else None,
+        }
+
+
+def load_folder(folder: str | Path) -> list[tuple[Path, tuple[LabelledDie, ...]]]:
+    """The images of a labelled folder with their labels; ``BenchError`` when unusable."""
+    root = Path(folder)
+    labels = root / "labels.jsonl"
+    if not labels.is_file():
+        raise BenchError(f"{root} has no labels.jsonl; a bench folder needs one")
+    items = []
+    for number, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            dice = tuple(
+                LabelledDie(
+                    int(d["value"]),
+                    ((d["box"][0] + d["box"][2]) / 2.0, (d["box"][1] + d["box"][3]) / 2.0),
+                    float(max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1])),
+                )
+                for d in entry["dice"]
+            )
+            items.append((root / str(entry["image"]), dice))
+        except (json.JSONDecodeError, KeyError, TypeError, IndexError, ValueError) as exc:
+            raise BenchError(f"{labels} line {number} is not a label line: {exc}") from None
+    return items
+
+
+def folder_samples(folder: str | Path) -> Iterator[Sample]:
+    """Frames and labels of a labelled folder."""
+    for path, labels in load_folder(folder):
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise BenchError(f"{path} is missing or not an image")
+        yield Sample(path.name, frame, labels)
+
+
+def match(dice: Iterable[Die], labels: Iterable[LabelledDie]) -> list[tuple[int, int]]:
+    """Pairs (detection index, label index), nearest first, centres within half a die."""
+    found, truth = list(dice), list(labels)
+    pairs = []
+    for i, d in enumerate(found):
+        side = max(d.box[2] - d.box[0], d.box[3] - d.box[1])
+        for j, t in enumerate(truth):
+            dist = float(np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]))
+            if dist <= 0.5 * max(side, t.size):
+                pairs.append((dist, i, j))
+    used_i: set[int] = set()
+    used_j: set[int] = set()
+    result = []
+    for _, i, j in sorted(pairs):
+        if i not in used_i and j not in used_j:
+            used_i.add(i)
+            used_j.add(j)
+            result.append((i, j))
+    return result
+
+
+Reader = Callable[[np.ndarray, Calibration | None, int | None], Reading]
+
+
+def score_sample(score: Score, sample: Sample, reader: Reader) -> None:
+    """Read one sample, time it, and add the outcome to ``score``."""
+    start = time.perf_counter()
+    reading = reader(sample.frame, sample.calibration, sample.expected)
+    score.ms.append((time.perf_counter() - start) * 1000.0)
+    score.frames += 1
+    if sample.cocked:
+        score.cocked_frames += 1
+        score.cocked_passed += int(reading.ok)
+    score.labelled += len(sample.labels)
+    score.readings_ok += int(reading.ok)
+    pairs = match(reading.dice, sample.labels)
+    score.detected += len(pairs)
+    score.false_dice += len(reading.dice) - len(pairs)
+    for i, j in pairs:
+        die, truth = reading.dice[i], sample.labels[j]
+        if die.value == truth.value:
+            score.right += 1
+        else:
+            if die.confidence >= MIN_CONFIDENCE:
+                score.confident_wrong += 1
+            score.failures.append(
+                f"{sample.name}: read {die.value} for {truth.value} at "
+                f"({truth.center[0]:.0f}, {truth.center[1]:.0f}) conf {die.confidence:.2f}"
+            )
+        score.unsure += int(die.confidence < MIN_CONFIDENCE)
+    missed = len(sample.labels) - len(pairs)
+    if missed:
+        score.failures.append(f"{sample.name}: missed {missed} of {len(sample.labels)} dice")
+
+
+def progress(done: int, total: int, name: str, stream: TextIO | None = None) -> None:
+    """A one-line progress bar on ``stream`` (default stderr), redrawn in place."""
+    stream = stream or sys.stderr
+    width = 30
+    filled = int(width * done / max(total, 1))
+    stream.write(f"\r{name:<16} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done >= total:
+        stream.write("\n")
+    stream.flush()
+
+
+def run(
+    samples: Iterable[Sample],
+    name: str,
+    total: int,
+    reader: Reader = read_dice,
+    show_progress: bool = True,
+) -> Score:
+    """Score every sample with ``reader``, drawing progress on stderr."""
+    score = Score(name)
+    for done, sample in enumerate(samples, start=1):
+        score_sample(score, sample, reader)
+        if show_progress and (done % 5 == 0 or done == total):
+            progress(done, total, name)
+    return score
+
+
+def format_table(scores: list[Score]) -> str:
+    """The bench table as aligned text."""
+    head = (
+        f"{'set':<16}{'frames':>7}{'dice':>7}{'right':>9}{'recall':>8}"
+        f"{'false':>7}{'conf-wrong':>11}{'unsure':>8}{'ok frames':>10}{'ms':>8}"
+    )
+    lines = [head]
+    for s in scores:
+        row = s.to_json()
+        ms = "-" if row["ms_median"] is None else f"{row['ms_median']:.1f}"
+        lines.append(
+            f"{s.name:<16}{s.frames:>7}{s.labelled:>7}{row['accuracy'] * 100:>8.2f}%"
+            f"{row['recall'] * 100:>7.1f}%{s.false_dice:>7}{s.confident_wrong:>11}"
+            f"{s.unsure:>8}{s.readings_ok:>10}{ms:>8}"
+        )
+    return "\n".join(lines)
+
+
+def scene_calibration(seed: int, style: str = "tower") -> Calibration | None:
+    """Calibrate a rendered scene as the tower does: its empty tray, then six flat dice."""
+    from vision.render import random_tray, render_tray
+
+    empty, _ = render_tray([], seed=seed, style=style, frame=1)
+    flat, _ = render_tray(random_tray(seed + 7919), seed=seed, style=style, frame=2)
+    try:
+        return calibrate(empty, flat)[0]
+    except CalibrationError:
+        return None
+
+
+def synthetic_samples(n: int, style: str = "tower", first_seed: int = 0) -> Iterator[Sample]:
+    """Rendered random trays of six dice, each with a calibration of its own scene."""
+    from vision.render import random_scene
+
+    for seed in range(first_seed, first_seed + n):
+        frame, truth = random_scene(seed, 6, style=style)
+        cal = scene_calibration(seed, style)
+        labels = tuple(
+            LabelledDie(int(d["value"]), (d["center"][0], d["center"][1]), truth["die_px"])
+            for d in truth["dice"]
+            if not d["occluded"]
+        )
+        cocked = any(d["cocked"] or d["occluded"] for d in truth["dice"])
+        yield Sample(f"seed {seed}", frame, labels, cal, 6, cocked)

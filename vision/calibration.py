@@ -1,0 +1,254 @@
+"""Calibration: what the camera sees of the empty tray and how big the dice are.
+
+Made once from an empty-tray frame (tray region, background model) and a frame with the dice
+(die size, pip contrast); saved as a versioned JSON file next to the service's state.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.reading import check_frame
+from vision.segment import working_scale
+
+VERSION = 1
+GOOD_CONTRAST = 2.0  # median pip contrast over the detection threshold
+WEAK_CONTRAST = 1.4
+
+
+class CalibrationError(ValueError):
+    """A calibration file or frame that cannot be used; the message names the file or problem."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The tray as this camera sees it: size, tray outline, empty background, die size."""
+
+    frame_size: tuple[int, int]  # width, height in pixels
+    tray: tuple[tuple[int, int], ...]  # outline of the tray floor, full-resolution pixels
+    background_png: bytes  # the empty tray at the working scale, PNG bytes
+    die_side: float  # pixels
+    pip_contrast: float
+    version: int = VERSION
+    _cache: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def scale(self) -> int:
+        """The segmentation downscale for this frame size."""
+        return working_scale((self.frame_size[1], self.frame_size[0]))
+
+    @property
+    def background(self) -> np.ndarray:
+        """The empty tray, BGR at the working scale."""
+        if "background" not in self._cache:
+            image = cv2.imdecode(np.frombuffer(self.background_png, np.uint8), cv2.IMREAD_COLOR)
+            if image is None:
+                raise CalibrationError("background_png is not a PNG image")
+            self._cache["background"] = np.asarray(image)
+        return self._cache["background"]
+
+    @property
+    def tray_mask(self) -> np.ndarray:
+        """The tray floor as a 0/255 mask at the working scale."""
+        if "tray" not in self._cache:
+            s = self.scale
+            w, h = self.frame_size
+            mask = np.zeros((h // s, w // s), np.uint8)
+            points = (np.array(self.tray, np.float32) / s).astype(np.int32)
+            cv2.fillPoly(mask, [points], 255)
+            self._cache["tray"] = mask
+        return self._cache["tray"]
+
+    def check_frame_size(self, frame: np.ndarray) -> None:
+        """Raise ``CalibrationError`` for a frame of another size than the calibration's."""
+        h, w = frame.shape[:2]
+        if (w, h) != self.frame_size:
+            cw, ch = self.frame_size
+            raise CalibrationError(
+                f"frame is {w}x{h} px but the calibration was made at {cw}x{ch} px; "
+                "calibrate again at this size"
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the file format)."""
+        return {
+            "version": self.version,
+            "frame_size": list(self.frame_size),
+            "tray": [list(p) for p in self.tray],
+            "background_png": base64.b64encode(self.background_png).decode("ascii"),
+            "die_side": round(self.die_side, 2),
+            "pip_contrast": round(self.pip_contrast, 3),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Calibration:
+        """Rebuild from :meth:`to_json`; raises ``CalibrationError`` naming a bad field."""
+        if not isinstance(data, dict):
+            raise CalibrationError("expected a JSON object")
+        if data.get("version") != VERSION:
+            raise CalibrationError(f"version is {data.get('version')!r}; this reader needs 1")
+        try:
+            w, h = (int(v) for v in data["frame_size"])
+            tray = tuple((int(x), int(y)) for x, y in data["tray"])
+            png = base64.b64decode(data["background_png"], validate=True)
+            die_side = float(data["die_side"])
+            contrast = float(data["pip_contrast"])
+        except KeyError as exc:
+            raise CalibrationError(f"field {exc.args[0]!r} is missing") from None
+        except (TypeError, ValueError) as exc:
+            raise CalibrationError(f"a field has the wrong type ({exc})") from None
+        if w < 32 or h < 32 or len(tray) < 3:
+            raise CalibrationError("frame_size must be at least 32x32 and tray at least 3 points")
+        if not (math.isfinite(die_side) and 4.0 <= die_side <= max(w, h)):
+            raise CalibrationError(f"die_side {die_side} is not a plausible die size in pixels")
+        cal = cls((w, h), tray, png, die_side, contrast)
+        s = cal.scale
+        if cal.background.shape[:2] != (h // s, w // s):
+            raise CalibrationError("background_png is not an image of the expected size")
+        return cal
+
+    def save(self, path: str | Path) -> None:
+        """Write the calibration as JSON to ``path``."""
+        Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read a calibration file; ``CalibrationError`` names the file and what is wrong."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(f"calibration file {p} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CalibrationError(f"calibration file {p} cannot be read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"calibration file {p} is not valid JSON: {exc}") from None
+    try:
+        return Calibration.from_json(data)
+    except CalibrationError as exc:
+        raise CalibrationError(f"calibration file {p}: {exc}") from None
+
+
+def find_tray(small: np.ndarray) -> np.ndarray | None:
+    """Outline (working-scale pixels) of the plain floor around the frame's centre, if any."""
+    h, w = small.shape[:2]
+    blurred = cv2.GaussianBlur(small, (5, 5), 0)
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (255 << 8)
+    centre = np.median(blurred[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3].reshape(-1, 3), axis=0)
+    seed_d = np.abs(blurred.astype(np.int32) - centre.astype(np.int32)).sum(axis=2)
+    sy, sx = np.unravel_index(int(np.argmin(seed_d)), seed_d.shape)
+    cv2.floodFill(blurred, mask, (int(sx), int(sy)), 0, (14, 14, 14), (14, 14, 14), flags)
+    floor = mask[1:-1, 1:-1]
+    contours, _ = cv2.findContours(floor, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    if cv2.contourArea(hull) < 0.15 * h * w:
+        return None
+    return hull.reshape(-1, 2)
+
+
+def _contrast_word(contrast: float) -> str:
+    if contrast >= GOOD_CONTRAST:
+        return "good"
+    return "weak" if contrast >= WEAK_CONTRAST else "poor"
+
+
+def calibrate(
+    empty_frame: np.ndarray, dice_frame: np.ndarray, expected: int = 6
+) -> tuple[Calibration, dict[str, Any]]:
+    """Calibrate from a frame of the empty tray and one with ``expected`` dice lying flat.
+
+    Returns the calibration and a quality report; ``report["text"]`` reads like
+    "tray found; dice 64 px; pip contrast good". Raises ``CalibrationError`` when no dice
+    can be measured (the report would have nothing to say).
+    """
+    from vision.reader import learn_die_side, read_dice  # the reader needs this module first
+
+    empty = check_frame(empty_frame, "empty tray frame")
+    dice = check_frame(dice_frame, "dice frame")
+    if empty.shape != dice.shape:
+        raise CalibrationError(
+            f"the empty tray frame is {empty.shape[1]}x{empty.shape[0]} px and the dice frame "
+            f"{dice.shape[1]}x{dice.shape[0]} px; take both with the same camera settings"
+        )
+    h, w = empty.shape[:2]
+    s = working_scale(empty.shape)
+    small = cv2.resize(empty, (w // s, h // s), interpolation=cv2.INTER_AREA)
+    outline = find_tray(small)
+    if outline is None:
+        outline = np.array([[0, 0], [w // s - 1, 0], [w // s - 1, h // s - 1], [0, h // s - 1]])
+    tray = tuple((int(x * s), int(y * s)) for x, y in outline)
+    ok_png, png = cv2.imencode(".png", small)
+    if not ok_png:
+        raise CalibrationError("the empty tray frame could not be encoded")
+    draft = Calibration((w, h), tray, png.tobytes(), die_side=16.0, pip_contrast=0.0)
+    from vision.segment import find_blobs
+
+    blobs, scale, _ = find_blobs(dice, background=draft.background, tray=draft.tray_mask)
+    side = learn_die_side(dice, blobs, scale)
+    if side is None:
+        raise CalibrationError(
+            "no dice found in the dice frame; put the dice flat in the tray, pips up, and retry"
+        )
+    cal = Calibration((w, h), tray, png.tobytes(), die_side=side, pip_contrast=0.0)
+    reading = read_dice(dice, cal, expected=expected)
+    contrast = cal_contrast(dice, cal)
+    cal = Calibration((w, h), tray, png.tobytes(), die_side=side, pip_contrast=contrast)
+    return cal, _report(
+        cal, outline is not None and find_tray(small) is not None, reading, expected
+    )
+
+
+def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:
+    """Median pip contrast (over the detection threshold) of the dice in ``frame``."""
+    from vision.pips import count_pips
+    from vision.segment import dice_regions, find_blobs
+
+    blobs, scale, shape = find_blobs(frame, background=cal.background, tray=cal.tray_mask)
+    values = [
+        count_pips(frame, r, cal.die_side).contrast
+        for r in dice_regions(blobs, scale, shape, cal.die_side)
+    ]
+    values = [v for v in values if v > 0]
+    return float(np.median(values)) if values else 0.0
+
+
+def _report(cal: Calibration, tray_found: bool, reading: Any, expected: int) -> dict[str, Any]:
+    """The quality report a person reads after calibrating."""
+    w, h = cal.frame_size
+    tray_area = cv2.contourArea(np.array(cal.tray, np.float32)) / float(w * h)
+    word = _contrast_word(cal.pip_contrast)
+    parts = [
+        f"tray found ({tray_area:.0%} of the frame)" if tray_found else "tray not found",
+        f"dice {cal.die_side:.0f} px",
+        f"pip contrast {word}",
+    ]
+    found = len(reading.dice)
+    if found != expected:
+        parts.append(f"{found} of {expected} dice seen")
+    elif not reading.ok:
+        parts.append(reading.reason)
+    return {
+        "ok": tray_found and found == expected and reading.ok and word != "poor",
+        "tray_found": tray_found,
+        "tray_fraction": round(tray_area, 3),
+        "die_px": round(cal.die_side, 1),
+        "dice_found": found,
+        "expected": expected,
+        "values": list(reading.values),
+        "pip_contrast": round(cal.pip_contrast, 2),
+        "contrast": word,
+        "text": "; ".join(parts),
+    }

@@ -1,0 +1,193 @@
+"""Find die-shaped regions that stand out from the background of a frame.
+
+The frame is compared with a background model: the calibrated empty tray when there is one,
+otherwise a heavy median of the frame itself (dice are small against a plain background, so
+the median of a window several dice wide is the background). Regions are then checked for
+a die's size and shape; merged regions of touching dice are split by k-means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+MIN_DIE_PX = 12.0  # smaller dice cannot show countable pips
+
+
+@dataclass(frozen=True)
+class Region:
+    """A candidate die: outline (full-resolution pixel coordinates) and derived geometry."""
+
+    contour: np.ndarray  # N x 1 x 2 int32, full-resolution pixels
+    center: tuple[float, float]
+    side: float  # side of the die as seen from above, in pixels
+    angle: float  # rotation of the die's square, degrees
+    box: tuple[int, int, int, int]
+    merged: int = 1  # how many dice the blob this came from held
+
+
+def working_scale(shape: tuple[int, ...]) -> int:
+    """The downscale factor for body segmentation: about 120 px on the short side."""
+    return max(1, round(min(shape[0], shape[1]) / 120))
+
+
+def to_lab(image: np.ndarray) -> np.ndarray:
+    """Float Lab with chroma weighted up: coloured dice on grey stand out by hue."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[:, :, 1:] = (lab[:, :, 1:] - 128.0) * 1.4
+    return lab
+
+
+def background_model(small: np.ndarray) -> np.ndarray:
+    """Estimate the plain background of a downscaled frame by a wide per-channel median."""
+    k = max(15, (min(small.shape[:2]) // 3) | 1)
+    k = min(k, 255)
+    return np.dstack([cv2.medianBlur(small[:, :, i], k) for i in range(3)])
+
+
+def difference(image: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Per-pixel colour distance between the frame and the background (weighted Lab).
+
+    A shadow darkens the background without changing its hue; such pixels count only by
+    their hue change, so dice are not merged with their shadows. Dark dice are darker than
+    any shadow and still stand out.
+    """
+    lab, bg = to_lab(image), to_lab(background)
+    d = lab - bg
+    chroma = np.sqrt(d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
+    dist = np.sqrt(d[:, :, 0] ** 2 + chroma**2)
+    shadow = (d[:, :, 0] < 0) & (lab[:, :, 0] > 0.45 * bg[:, :, 0]) & (chroma < 14.0)
+    out: np.ndarray = np.where(shadow, chroma + 0.15 * np.abs(d[:, :, 0]), dist)
+    return out
+
+
+def foreground_mask(dist: np.ndarray, floor: float, tray: np.ndarray | None) -> np.ndarray:
+    """Threshold the difference image at a noise-relative level, fill pip holes."""
+    values = dist[tray > 0] if tray is not None else dist.ravel()
+    med = float(np.median(values))
+    mad = float(np.median(np.abs(values - med))) + 0.5
+    threshold = max(med + 6.0 * mad, floor)
+    mask = (dist > threshold).astype(np.uint8) * 255
+    if tray is not None:
+        mask &= tray
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED)
+    return cv2.morphologyEx(
+        filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+    )
+
+
+def _region(contour: np.ndarray, scale: int, merged: int = 1) -> Region:
+    full = (contour.astype(np.float32) * scale + (scale - 1) / 2.0).astype(np.int32)
+    (cx, cy), _, angle = cv2.minAreaRect(full)
+    side = float(np.sqrt(pixel_area(contour))) * scale
+    x, y, bw, bh = cv2.boundingRect(full)
+    return Region(full, (float(cx), float(cy)), side, float(angle), (x, y, x + bw, y + bh), merged)
+
+
+def pixel_area(contour: np.ndarray) -> float:
+    """Pixels covered by a filled contour (its polygon runs through the boundary pixel centres)."""
+    return float(cv2.contourArea(contour) + cv2.arcLength(contour, True) * 0.5 + 1.0)
+
+
+def _squareness(contour: np.ndarray) -> float:
+    """1 for a filled square, lower for elongated or ragged shapes."""
+    area = cv2.contourArea(contour)
+    (_, _), (w, h), _ = cv2.minAreaRect(contour)
+    if w < 1 or h < 1:
+        return 0.0
+    return float(area / (w * h)) * min(w, h) / max(w, h)
+
+
+def estimate_die_side(contours: list[np.ndarray], scale: int, frame_side: int) -> float | None:
+    """Median side of the square-looking blobs of plausible size, in full-resolution pixels."""
+    sides = []
+    for c in contours:
+        side = np.sqrt(pixel_area(c)) * scale
+        if MIN_DIE_PX <= side <= frame_side / 3 and _squareness(c) > 0.55:
+            sides.append(side)
+    if not sides:
+        return None
+    return float(np.median(sides))
+
+
+def _split(contour: np.ndarray, shape: tuple[int, int], k: int) -> list[np.ndarray]:
+    """Split the blob of ``k`` touching dice with k-means on its pixel coordinates."""
+    mask = np.zeros(shape, np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, thickness=cv2.FILLED)
+    ys, xs = np.nonzero(mask)
+    points = np.column_stack([xs, ys]).astype(np.float32)
+    if len(points) < k * 4:
+        return [contour]
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(1)
+    _, labels, _ = cv2.kmeans(points, k, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
+    parts = []
+    for i in range(k):
+        part = np.zeros(shape, np.uint8)
+        sel = labels.ravel() == i
+        part[ys[sel], xs[sel]] = 255
+        found, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if found:
+            parts.append(max(found, key=cv2.contourArea))
+    return parts
+
+
+def find_blobs(
+    frame: np.ndarray,
+    *,
+    background: np.ndarray | None = None,
+    tray: np.ndarray | None = None,
+    floor: float = 14.0,
+) -> tuple[list[np.ndarray], int, tuple[int, int]]:
+    """Outlines of everything that differs from the background, at the working scale.
+
+    Returns the outlines, the scale and the working image's shape. ``background`` and
+    ``tray`` come from a calibration, at the working scale.
+    """
+    scale = working_scale(frame.shape)
+    h, w = frame.shape[:2]
+    small = cv2.resize(frame, (w // scale, h // scale), interpolation=cv2.INTER_AREA)
+    if background is None or background.shape != small.shape:
+        background = background_model(small)
+    if tray is not None and tray.shape != small.shape[:2]:
+        tray = None
+    mask = foreground_mask(difference(small, background), floor, tray)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return list(contours), scale, (mask.shape[0], mask.shape[1])
+
+
+def single_die_regions(blobs: list[np.ndarray], scale: int, frame_side: int) -> list[Region]:
+    """Blobs shaped like one die of any plausible size (used to learn the die size)."""
+    out = []
+    for c in blobs:
+        side = np.sqrt(pixel_area(c)) * scale
+        if MIN_DIE_PX <= side <= frame_side / 3 and _squareness(c) > 0.55:
+            out.append(_region(c, scale))
+    return out
+
+
+def dice_regions(
+    blobs: list[np.ndarray], scale: int, shape: tuple[int, int], side: float
+) -> list[Region]:
+    """Blobs of one or more dice of ``side`` pixels, touching dice split apart."""
+    unit = (side / scale) ** 2
+    regions: list[Region] = []
+    for c in blobs:
+        area = pixel_area(c)
+        if area < 0.3 * unit or area > 9.0 * unit:
+            continue
+        hull = cv2.convexHull(c)
+        if cv2.contourArea(hull) > 0 and cv2.contourArea(c) / cv2.contourArea(hull) < 0.5:
+            continue
+        k = round(area / unit)
+        if k >= 2 and area > 1.6 * unit:
+            parts = _split(c, shape, k)
+            regions.extend(_region(p, scale, merged=k) for p in parts)
+        else:
+            regions.append(_region(c, scale))
+    return regions
