@@ -6,12 +6,15 @@ from zilch.errors import (
     IllegalAction,
     IllegalSetAside,
     InvalidDice,
+    InvalidPlayer,
     ReplayError,
     UnknownPreset,
     UnknownRule,
     ZilchError,
 )
+from zilch.game import Event, Game, GameState, PlayerState, TurnState
 from zilch.odds import odds_table, roll_odds
+from zilch.record import load_record, replay
 from zilch.rules import DEFAULT_PRESET, HOUSE_RULES, PRESETS, RuleSet, find_preset
 from zilch.scoring import (
     Breakdown,
@@ -32,13 +35,19 @@ __all__ = [
     "BadRuleValue",
     "Breakdown",
     "Combination",
+    "Event",
+    "Game",
     "GameOver",
+    "GameState",
     "IllegalAction",
     "IllegalSetAside",
     "InvalidDice",
+    "InvalidPlayer",
+    "PlayerState",
     "ReplayError",
     "RuleSet",
     "SetAside",
+    "TurnState",
     "UnknownPreset",
     "UnknownRule",
     "ZilchError",
@@ -46,7 +55,9 @@ __all__ = [
     "find_preset",
     "is_zilch",
     "legal_set_asides",
+    "load_record",
     "odds_table",
+    "replay",
     "roll_odds",
     "score_breakdown",
     "score_set_aside",

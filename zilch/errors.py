@@ -50,3 +50,7 @@ class ReplayError(ZilchError, ValueError):
         super().__init__(message)
         self.message = message
         self.action_index = action_index
+
+
+class InvalidPlayer(IllegalAction):
+    """A player name or list of players the game cannot take."""

@@ -44,7 +44,10 @@ class RuleSet:
     in a row, then the streak ``after_penalty`` resets or continues;
     ``score_floor``; ``forgiveness`` per player per game. ``challenging``
     with ``challenge_split`` and ``challenge_penalties``. Game: ``target``,
-    ``players_max``, ``order``, ``join_rounds``, ``ending``, ``tie``.
+    ``players_max``, ``order``, ``join_rounds`` (late joiners until the
+    end of this round), ``ending`` (``final_turn`` after the first to reach
+    the target, or ``final_round`` decided when scores are announced after
+    round ``announce_from`` and every later round), ``tie``.
     """
 
     name: str
@@ -75,6 +78,7 @@ class RuleSet:
     order: Order = "seated"
     join_rounds: int = 0
     ending: Ending = "final_turn"
+    announce_from: int = 2
     tie: Tie = "first_to_reach"
     overrides: tuple[tuple[str, RuleValue], ...] = ()
     doc: str = field(default="", compare=False, repr=False)
@@ -278,6 +282,7 @@ HOUSE_RULES: dict[str, RuleSpec] = {
         _spec("order", "seated or alphabetical", _word_of("seated", "alphabetical")),
         _spec("join_rounds", "0 to 2", _range_of(0, 2)),
         _spec("ending", "final_turn or final_round", _word_of("final_turn", "final_round")),
+        _spec("announce_from", "1 to 5", _range_of(1, 5)),
         _spec(
             "tie",
             "tiebreak_turns, share or first_to_reach",

@@ -31,3 +31,31 @@ def table(name: str, columns: int) -> list[tuple[str, ...]]:
         assert len(cells) == columns, f"{name}:{number}: expected {columns} cells: {line}"
         rows.append((f"{name}:{number}", *cells))
     return rows
+
+
+ACTION_WORDS = {"r": "roll", "k": "keep", "b": "bank", "s": "skip", "j": "join", "c": "challenge"}
+
+
+def action(text: str) -> dict[str, object]:
+    """``"r 1 2 3"`` -> ``{"roll": [1, 2, 3]}``, ``"b"`` -> ``{"bank": True}``, ..."""
+    word, _, rest = text.strip().partition(" ")
+    kind = ACTION_WORDS[word]
+    if kind in ("roll", "keep"):
+        return {kind: [int(v) for v in rest.split()]}
+    if kind in ("join", "challenge"):
+        return {kind: rest.strip()}
+    return {kind: True}
+
+
+def games(name: str = "games.txt") -> list[tuple[str, list[tuple[str, str]]]]:
+    """Blocks of a games file: (title, [(key, value), ...]) in file order."""
+    blocks: list[tuple[str, list[tuple[str, str]]]] = []
+    for line in (DATA / name).read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            blocks.append((line.strip("[] "), []))
+            continue
+        key, _, value = line.partition(":")
+        blocks[-1][1].append((key.strip(), value.strip()))
+    return blocks
