@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from server.errors import ConfigError
+from zilch import RuleSet, ZilchError, find_preset
 
 ENV_CONFIG = "ZILCH_TOWER_CONFIG"
 ENV_PIN = "ZILCH_TOWER_PIN"
@@ -220,6 +221,11 @@ class Config(Mapping[str, Mapping[str, Any]]):
         return len(self._values)
 
     @property
+    def rules(self) -> RuleSet:
+        """The table's rule set: the preset with the house rules applied."""
+        return table_rules(self._values)
+
+    @property
     def calibration_path(self) -> Path:
         path = self["camera"]["calibration"]
         return Path(path) if path else self.state_dir / "calibration.json"
@@ -272,11 +278,24 @@ def load_config(
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {source} is not valid TOML: {exc}") from None
     values = validate(raw)
+    table_rules(values)
     if ENV_PIN in env:
         values["table"]["pin"] = _checked("table", "pin", env[ENV_PIN], f"${ENV_PIN}")
     if env.get(ENV_STATE_DIR):
         values["state"]["dir"] = env[ENV_STATE_DIR]
     return Config(values, source, _state_dir(values, source, env))
+
+
+def table_rules(values: Mapping[str, Mapping[str, Any]]) -> RuleSet:
+    """The rule set that ``[table] preset`` and ``[table] rules`` name, checked by the engine."""
+    try:
+        rules = find_preset(values["table"]["preset"])
+    except ZilchError as exc:
+        raise ConfigError(f"config key table.preset: {exc}") from None
+    try:
+        return rules.with_house_rules(values["table"]["rules"])
+    except ZilchError as exc:
+        raise ConfigError(f"config key table.rules: {exc}") from None
 
 
 def validate(raw: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -44,6 +44,9 @@ def test_file_values_and_round_trip(tmp_path: Path) -> None:
         ("[pins]\nsolenoid = true\n", "pins.solenoid = true is invalid"),
         ("table = 3\n", "must be a [table] table"),
         ("[server\n", "not valid TOML"),
+        ('[table]\npreset = "yahtzee"\n', "table.preset: unknown preset 'yahtzee'; choose one of"),
+        ("[table]\nrules = { three_pairs = 999 }\n", "table.rules:"),
+        ("[table]\nrules = { sixes = 1 }\n", "unknown house rule 'sixes'; allowed:"),
     ],
 )
 def test_bad_values_name_key_value_and_allowed(tmp_path: Path, text: str, needle: str) -> None:
@@ -78,3 +81,11 @@ def test_every_key_is_documented() -> None:
 def test_validate_fills_defaults() -> None:
     values = validate({})
     assert set(values) == set(SCHEMA)
+
+
+def test_house_rules_apply(tmp_path: Path) -> None:
+    path = tmp_path / "tower.toml"
+    path.write_text('[table]\npreset = "greedy"\nrules = { three_pairs = 750 }\n')
+    rules = load_config(path, env={}).rules
+    assert rules.name == "greedy"
+    assert rules.house_rules == {"three_pairs": 750}
