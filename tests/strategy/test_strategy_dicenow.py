@@ -114,6 +114,11 @@ def test_banks_as_soon_as_a_total_would_reach_the_target(bot: DicenowBot) -> Non
     assert decide(bot, (5, 2, 3), total=0, score=9990) == Decision((5,), "roll")
 
 
+def test_a_compulsory_free_roll_is_taken_even_at_the_target() -> None:
+    twinson = make_bot("dicenow", find_preset("twinson-10000"))
+    assert twinson.decide_view(TurnView((1,), total=400, score=9500)) == Decision((1,), "roll")
+
+
 def test_final_turn_rolls_until_ahead_or_zilched(bot: DicenowBot) -> None:
     final = {"score": 9000, "opponent": 10200, "final": True}
     # 1,100 would bank anywhere else (three dice left) but is not ahead: roll.

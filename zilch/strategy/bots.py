@@ -95,7 +95,11 @@ class DicenowBot:
         options = options_of(view, self.rules)
         floor = max(self.FLOOR, self.rules.entry_needed(view.on_board))
         needed = self.points_needed(view)
-        winning = [o for o in options if view.total + o.points >= max(needed, floor)]
+        winning = [
+            o
+            for o in options
+            if view.total + o.points >= max(needed, floor) and self.may_bank_after(view, o)
+        ]
         if winning:
             best = max(winning, key=lambda o: (o.points, -len(o.dice)))
             return Decision(best.dice, "bank")
@@ -103,6 +107,10 @@ class DicenowBot:
             options, key=lambda o: (self.option_value(view, o, floor), o.points, -len(o.dice))
         )
         return Decision(choice.dice, self.then(view, choice, floor))
+
+    def may_bank_after(self, view: TurnView, option: SetAside) -> bool:
+        """False when ``option`` uses the last dice and the free roll is compulsory."""
+        return dice_left_after(view, option) > 0 or self.rules.free_roll != "compulsory"
 
     def points_needed(self, view: TurnView) -> int:
         """Turn total that wins on the spot: the target, or on a final turn the lead."""

@@ -28,7 +28,7 @@ from zilch.strategy.solution import Solution
 from zilch.strategy.sweep import FloatArray, SweepResult, TurnModel, sweep
 from zilch.strategy.tables import RollTable
 
-SOLVER_VERSION = 1
+SOLVER_VERSION = 2
 """Changes whenever a solve of the same rules could give different numbers."""
 
 _MAX_ITERATIONS = 60
@@ -36,13 +36,19 @@ _TOLERANCE = 1e-10
 
 
 def turn_cap(table: RollTable, unit: int) -> int:
-    """Turn totals the solve tracks: twice the largest single-roll break-even, 20k..60k."""
+    """Turn totals the solve tracks: 1.25 x the largest single-roll break-even, 12k..60k.
+
+    Above the cap every state banks. The six-dice threshold sits close to
+    its single-roll break-even (average best / zilch chance), so the margin
+    leaves every decision below the cap unchanged; a test doubles the cap to
+    show it.
+    """
     even = max(
         (table.dice[n].average_best / table.dice[n].zilch_chance)
         for n in range(1, 7)
         if table.dice[n].zilch_chance > 0
     )
-    cap = int(min(max(2 * even, 20000), 60000))
+    cap = int(min(max(1.25 * even, 12000), 60000))
     return cap - cap % unit
 
 
@@ -109,10 +115,16 @@ def _solve_entry(turn: TurnModel, gain: float) -> tuple[float, SweepResult]:
     return h, result
 
 
-def solve(rules: RuleSet) -> Solution:
-    """Solve ``rules``: long-run points per turn and the decision for every turn state."""
+def solve(rules: RuleSet, cap: int | None = None) -> Solution:
+    """Solve ``rules``: long-run points per turn and the decision for every turn state.
+
+    ``cap`` overrides the largest turn total tracked (see :func:`turn_cap`).
+    """
     table = roll_table(rules)
-    cap = turn_cap(table, table.unit)
+    if cap is None:
+        cap = turn_cap(table, table.unit)
+    elif cap < 1000 or cap % table.unit:
+        raise ValueError(f"cap must be at least 1000 and a multiple of {table.unit}, not {cap}")
     compulsory = rules.free_roll == "compulsory"
     model = streak_model(rules)
     on_turn = TurnModel(table, rules.entry_needed(True), compulsory, cap)

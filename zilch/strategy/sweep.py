@@ -114,36 +114,44 @@ def sweep(model: TurnModel, payoffs: FloatArray) -> SweepResult:
     totals = np.arange(size, dtype=np.float64) * unit
     bankable = (totals >= model.bank_min) & (totals > 0)
 
-    # value[t, k, s]: value of the state after a set-aside; beyond the cap: bank.
-    value = np.repeat(totals[:, None, None], 7, axis=1).repeat(states, axis=2)
-    ends = np.zeros((size, 7, states))  # zilch chance from that state
+    # after[t * 7 + k]: value (first S columns) and zilch chance (last S) of the
+    # state after a set-aside with k dice left (6: free roll); beyond the cap: bank.
+    after = np.zeros((size * 7, 2 * states))
+    after[:, :states] = np.repeat(totals, 7)[:, None]
     roll = np.zeros((model.steps, 7, states))
     zilch = np.zeros((model.steps, 7, states))
-    chance = flat.profile_chance[:, None]
-    zilch_n = flat.zilch_chance[1:, None]
-    lengths = np.diff(np.append(flat.segment_starts, len(flat.next_row)))
+    segment = np.repeat(
+        np.arange(len(flat.segment_starts)),
+        np.diff(np.append(flat.segment_starts, len(flat.next_row))),
+    )
+    # chances[n - 1, profile]: chance of each merged profile in a roll of n dice.
+    chances = np.zeros((6, len(flat.profile_chance)))
+    bounds = np.append(flat.dice_starts, len(flat.profile_chance))
+    for n in range(6):
+        chances[n, bounds[n] : bounds[n + 1]] = flat.profile_chance[bounds[n] : bounds[n + 1]]
+    constant = flat.zilch_chance[1:, None] * np.concatenate((payoffs, np.ones(states)))[None, :]
+    base = flat.step * 7 + flat.next_row
 
     for t in range(top, -1, -1):
-        at = t + flat.step
-        gathered = value[at, flat.next_row]
-        best = np.maximum.reduceat(gathered, flat.segment_starts, axis=0)
-        ties = gathered >= np.repeat(best, lengths, axis=0)
+        gathered = after.take(base + t * 7, axis=0)
+        values = gathered[:, :states]
+        best = np.maximum.reduceat(values, flat.segment_starts, axis=0)
+        ties = values >= best.take(segment, axis=0)
         chosen_end = np.maximum.reduceat(
-            np.where(ties, ends[at, flat.next_row], -1.0), flat.segment_starts, axis=0
+            np.where(ties, gathered[:, states:], -1.0), flat.segment_starts, axis=0
         )
-        roll_t = np.add.reduceat(chance * best, flat.dice_starts, axis=0) + zilch_n * payoffs
-        end_t = np.add.reduceat(chance * chosen_end, flat.dice_starts, axis=0) + zilch_n
+        out = chances @ np.concatenate((best, chosen_end), axis=1) + constant
+        roll_t, end_t = out[:, :states], out[:, states:]
         roll[t, 1:] = roll_t
         zilch[t, 1:] = end_t
+        rows = after[t * 7 + 1 : t * 7 + 7]
         if bankable[t]:
             bank = totals[t]
             keep_rolling = roll_t > bank
-            value[t, 1:] = np.where(keep_rolling, roll_t, bank)
-            ends[t, 1:] = np.where(keep_rolling, end_t, 0.0)
+            rows[:, :states] = np.where(keep_rolling, roll_t, bank)
+            rows[:, states:] = np.where(keep_rolling, end_t, 0.0)
             if model.compulsory_free_roll:
-                value[t, 6] = roll_t[5]
-                ends[t, 6] = end_t[5]
+                rows[5] = out[5]
         else:
-            value[t, 1:] = roll_t
-            ends[t, 1:] = end_t
+            rows[:] = out
     return SweepResult(roll, zilch, payoffs)
