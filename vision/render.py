@@ -82,6 +82,17 @@ def pip_colors_for(die_color: str) -> tuple[str, ...]:
     )
 
 
+def _check_color(color: Any) -> Color:
+    """A BGR colour of three 0..255 integers."""
+    if (
+        not isinstance(color, Sequence)
+        or len(color) != 3
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in color)
+    ):
+        raise RenderError(f"colour {color!r} is not (blue, green, red) with values 0..255")
+    return (color[0], color[1], color[2])
+
+
 @dataclass(frozen=True)
 class RenderStyle:
     """The difficulty knobs of a rendered frame; 0 turns an effect off.
@@ -113,12 +124,20 @@ class RenderStyle:
     cocked: float = 0.0  # random scenes: chance a die is cocked
 
     def __post_init__(self) -> None:
-        if not self.floor_colors:
+        floors = tuple(_check_color(c) for c in self.floor_colors)
+        if not floors:
             raise RenderError("style needs at least one floor colour")
         for name in self.die_colors:
             pip_colors_for(name)
         if not self.die_colors:
             raise RenderError("style needs at least one die colour")
+        offset = tuple(float(v) for v in self.shadow_offset_mm)
+        if len(offset) != 2 or not all(abs(v) <= 10 for v in offset):
+            raise RenderError(f"style shadow_offset_mm={self.shadow_offset_mm}: use (dx, dy), ±10")
+        # lists become tuples: the style is hashable and keys the scene cache
+        object.__setattr__(self, "floor_colors", floors)
+        object.__setattr__(self, "die_colors", tuple(self.die_colors))
+        object.__setattr__(self, "shadow_offset_mm", offset)
         limits = {
             "size_jitter": 0.25,
             "color_jitter": 0.5,
@@ -282,7 +301,9 @@ def _noise_bank(width: int, height: int, sigma10: int) -> tuple[Frame, Frame]:
     rng = np.random.default_rng(sigma10)
     bank = rng.standard_normal((height + 61, width + 83, 3), dtype=np.float32) * (sigma10 / 10)
     bank = np.round(bank)
-    return np.clip(bank, 0, 255).astype(np.uint8), np.clip(-bank, 0, 255).astype(np.uint8)
+    plus, minus = np.clip(bank, 0, 255).astype(np.uint8), np.clip(-bank, 0, 255).astype(np.uint8)
+    plus.flags.writeable = minus.flags.writeable = False
+    return plus, minus
 
 
 def _add_noise(image: Frame, sigma: float, rng: np.random.Generator) -> Frame:
@@ -459,6 +480,9 @@ def _scene(
     floor = style.floor_colors[int(rng.integers(0, len(style.floor_colors)))]
     background = _background(size, geo, tray_mm, floor, style.floor_texture, rng)
     gain, glare = _lighting(size, style, rng)
+    for cached in (background, gain, glare):
+        if cached is not None:
+            cached.flags.writeable = False  # shared by every frame of the scene
     return _Scene(geo, background, gain, glare, _looks(style, rng))
 
 
@@ -634,6 +658,8 @@ def render_tray(
     size = _check_size(size)
     the_style = resolve_style(style)
     _check_seed(seed)
+    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
+        raise RenderError(f"frame={frame!r} must be a whole number >= 0")
     if not (die_mm > 0 and all(v > 2 * die_mm for v in tray_mm)):
         raise RenderError(f"tray {tray_mm} mm and die {die_mm} mm are not a usable tray")
     if isinstance(tray, str | bytes) or not isinstance(tray, Sequence):

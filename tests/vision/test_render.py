@@ -326,6 +326,13 @@ def test_mixed_colours_and_one_set() -> None:
     assert len({d["color"] for d in hard["dice"]}) > 2
 
 
+def test_style_lists_become_tuples() -> None:
+    style = RenderStyle(floor_colors=[[90, 90, 90]], die_colors=["red"])  # type: ignore[arg-type]
+    assert style.floor_colors == ((90, 90, 90),) and hash(style)
+    _, truth = random_scene(0, 2, style=style)
+    assert {d["color"] for d in truth["dice"]} == {"red"}
+
+
 def test_pips_always_contrast() -> None:
     for body in DIE_COLORS:
         pips = pip_colors_for(body)
@@ -408,6 +415,12 @@ def test_bad_style_seed_and_counts() -> None:
         RenderStyle(die_colors=("gold",))
     with pytest.raises(RenderError, match="seed"):
         render_tray([GOOD], seed=-1)
+    with pytest.raises(RenderError, match="frame=-2"):
+        render_tray([GOOD], frame=-2)
+    with pytest.raises(RenderError, match="colour"):
+        RenderStyle(floor_colors=((0, 0, 300),))
+    with pytest.raises(RenderError, match="shadow_offset_mm"):
+        RenderStyle(shadow_offset_mm=(1.0, 50.0))
     with pytest.raises(RenderError, match="n_dice=13"):
         random_scene(0, 13)
     with pytest.raises(RenderError, match="cocked=7"):
