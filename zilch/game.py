@@ -9,17 +9,18 @@ returns the events it caused; an illegal action raises a
 
 from __future__ import annotations
 
-import dataclasses
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from zilch.errors import GameOver, IllegalAction, InvalidPlayer
 from zilch.rules import RuleSet
-from zilch.scoring import SetAside, check_dice, counts_of, score_breakdown, scoring_table
+from zilch.scoring import SetAside, check_dice, counts_of, scoring_table
 from zilch.state import Event, GameState, PlayerState, TurnState
 
 __all__ = ["ACTIONS", "Event", "Game", "GameState", "PlayerState", "TurnState"]
+
+_T = TypeVar("_T")
 
 ACTIONS = ("roll", "keep", "bank", "skip", "join", "challenge")
 NAME_MAX = 24
@@ -50,6 +51,19 @@ def check_name(name: object) -> str:
     return name
 
 
+def _replace(value: _T, **changes: Any) -> _T:
+    """A copy of a frozen state object with some fields changed.
+
+    A fast :func:`dataclasses.replace` for the engine's own plain frozen
+    dataclasses (no ``__post_init__``, no init-only fields): replays of long
+    records spend most of their time here.
+    """
+    assert changes.keys() <= value.__dict__.keys(), f"unknown fields {changes.keys()}"
+    new = object.__new__(type(value))
+    object.__setattr__(new, "__dict__", {**value.__dict__, **changes})
+    return new
+
+
 class _Step:
     """One action being applied: the state as it is being rebuilt, and its events."""
 
@@ -67,15 +81,13 @@ class _Step:
         self.events.append(Event(kind, player, data, text))
 
     def set(self, **changes: Any) -> None:
-        self.state = dataclasses.replace(self.state, **changes)
+        self.state = _replace(self.state, **changes)
 
     def turn(self, **changes: Any) -> None:
-        self.set(turn=dataclasses.replace(self.state.turn, **changes))
+        self.set(turn=_replace(self.state.turn, **changes))
 
     def update(self, name: str, **changes: Any) -> None:
-        players = tuple(
-            dataclasses.replace(p, **changes) if p.name == name else p for p in self.state.players
-        )
+        players = tuple(_replace(p, **changes) if p.name == name else p for p in self.state.players)
         self.set(players=players)
 
 
@@ -99,6 +111,7 @@ class Game:
                 f"{rules.name} takes 2 to {rules.players_max} players, got {len(names)}"
             )
         self.rules = rules
+        self._table = scoring_table(rules)
         self.players_given = tuple(names)
         if rules.order == "alphabetical":
             names = sorted(names, key=str.casefold)
@@ -135,7 +148,7 @@ class Game:
         turn = self._state.turn
         if self._state.phase != "keep" or turn.roll is None:
             return []
-        return list(scoring_table(self.rules).legal(turn.roll, counts_of(turn.pyramid)))
+        return list(self._table.legal(turn.roll, counts_of(turn.pyramid)))
 
     def bank_refusal(self) -> str | None:
         """Why the current player may not bank now, or None when banking is allowed."""
@@ -156,7 +169,7 @@ class Game:
         step.emit("roll", state.current, f"{state.current} rolls {_dice(dice)}.", dice=list(dice))
         step.turn(rolls=turn.rolls + 1, roll=dice, free_roll=False)
         step.set(started=True, phase="keep")
-        if scoring_table(self.rules).legal(dice, counts_of(turn.pyramid)):
+        if self._table.legal(dice, counts_of(turn.pyramid)):
             pass
         elif len(dice) == 6 and self.rules.nothing_bonus:
             _nothing(step)
@@ -175,7 +188,7 @@ class Game:
                 f"{state.current} has no roll to set aside from: roll {turn.dice_left} dice"
                 + (" or bank" if turn.can_bank else "")
             )
-        split = score_breakdown(values, turn.roll, self.rules, turn.pyramid)
+        split = self._table.check(values, turn.roll, turn.pyramid)
         kept = tuple(sorted(values))
         total, left = turn.total + split.points, turn.dice_left - len(kept)
         pyramid = list(turn.pyramid)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from zilch.errors import IllegalSetAside, InvalidDice
@@ -117,6 +118,17 @@ def _minus(counts: Counts, face: int, n: int) -> Counts:
     return (c[0], c[1], c[2], c[3], c[4], c[5])
 
 
+@cache
+def _submultisets(roll: tuple[int, ...]) -> tuple[tuple[Counts, tuple[int, ...]], ...]:
+    """Every non-empty sub-multiset of a sorted roll, as counts and sorted dice (rule-free)."""
+    found = []
+    for kept in itertools.product(*(range(c + 1) for c in counts_of(roll))):
+        if any(kept):
+            counts: Counts = kept  # type: ignore[assignment]
+            found.append((counts, dice_of(counts)))
+    return tuple(found)
+
+
 class ScoringTable:
     """Precomputed scoring for one rule set: the fast, unchecked path.
 
@@ -155,15 +167,47 @@ class ScoringTable:
         key = (roll, frozen)
         found = self._legal.get(key)
         if found is None:
-            counts = counts_of(roll)
             options = []
-            for kept in itertools.product(*(range(c + 1) for c in counts)):
-                points = self.points(kept, frozen)  # type: ignore[arg-type]
+            for kept, dice in _submultisets(roll):
+                points = self.points(kept, frozen)
                 if points is not None:
-                    options.append(SetAside(dice_of(kept), points))
+                    options.append(SetAside(dice, points))
             options.sort(key=lambda s: (-s.points, len(s.dice), s.dice))
             found = self._legal[key] = tuple(options)
         return found
+
+    def check(
+        self, kept: Iterable[int], dice: Iterable[int], frozen: Iterable[int] = ()
+    ) -> Breakdown:
+        """The checked path: validate a set-aside of ``dice`` and split it into combinations.
+
+        Raises :class:`InvalidDice` for bad values and :class:`IllegalSetAside`
+        naming the problem and the legal choices.
+        """
+        roll = check_dice(dice)
+        chosen = check_dice(kept, "set-aside", most=6, least=0)
+        if not chosen:
+            raise IllegalSetAside(
+                "keep at least one scoring die (an empty set-aside is not allowed)"
+            )
+        frozen_counts = _frozen_counts(frozen)
+        roll_counts, chosen_counts = counts_of(roll), counts_of(chosen)
+        missing = [f for f in FACES if chosen_counts[f - 1] > roll_counts[f - 1]]
+        shown = " ".join(map(str, roll))
+        if missing:  # also catches keeping more dice than were rolled
+            raise IllegalSetAside(
+                f"cannot keep {'-'.join(map(str, chosen))}: the roll {shown} has "
+                f"only {roll_counts[missing[0] - 1]} {missing[0]}(s)"
+            )
+        split = self.breakdown(chosen_counts, frozen_counts)
+        if split is None or not split.combinations:
+            options = self.legal(roll, frozen_counts)
+            allowed = ", ".join(str(s) for s in options[:6]) or "none (the roll is a zilch)"
+            raise IllegalSetAside(
+                f"cannot keep {'-'.join(map(str, chosen))} from {shown}: every kept die must "
+                f"score; legal set-asides: {allowed}"
+            )
+        return split
 
     def _split(self, counts: Counts, frozen: Counts) -> Breakdown | None:
         total = sum(counts)
@@ -266,28 +310,7 @@ def score_breakdown(
 
     Raises :class:`IllegalSetAside` naming the problem and the legal choices.
     """
-    roll = check_dice(dice)
-    chosen = check_dice(kept, "set-aside", most=6, least=0)
-    if not chosen:
-        raise IllegalSetAside("keep at least one scoring die (an empty set-aside is not allowed)")
-    roll_counts, chosen_counts = counts_of(roll), counts_of(chosen)
-    missing = [f for f in FACES if chosen_counts[f - 1] > roll_counts[f - 1]]
-    shown = " ".join(map(str, roll))
-    if missing:  # also catches keeping more dice than were rolled
-        raise IllegalSetAside(
-            f"cannot keep {'-'.join(map(str, chosen))}: the roll {shown} has "
-            f"only {roll_counts[missing[0] - 1]} {missing[0]}(s)"
-        )
-    table = scoring_table(rules)
-    split = table.breakdown(chosen_counts, _frozen_counts(frozen))
-    if split is None or not split.combinations:
-        options = table.legal(roll, _frozen_counts(frozen) if rules.pyramiding else NO_DICE)
-        allowed = ", ".join(str(s) for s in options[:6]) or "none (the roll is a zilch)"
-        raise IllegalSetAside(
-            f"cannot keep {'-'.join(map(str, chosen))} from {shown}: every kept die must "
-            f"score; legal set-asides: {allowed}"
-        )
-    return split
+    return scoring_table(rules).check(kept, dice, frozen)
 
 
 def score_set_aside(
