@@ -183,3 +183,54 @@ def test_decide_bad_input_is_one_line_exit_1(
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and message in err
     assert "Traceback" not in err
+
+
+def test_duel_json_alternates_starts_and_reports_intervals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "duel",
+        "--bots",
+        "optimal,dicenow",
+        "--games",
+        "20",
+        "--seed",
+        "3",
+        "--json",
+        "--cache-dir",
+        str(tmp_path),
+    ]
+    code, out, _ = run(argv, capsys)
+    result = json.loads(out)
+    assert code == 0 and result["games"] == 20
+    optimal, dicenow = result["bots"]
+    assert optimal["name"] == "optimal" and dicenow["name"] == "dicenow"
+    assert optimal["wins"] + dicenow["wins"] == 20
+    for side in result["bots"]:
+        low, high = side["ci95"]
+        assert 0 <= low <= side["win_rate"] <= high <= 1
+    again = json.loads(run(argv, capsys)[1])
+    assert again == result  # the seed makes the duel reproducible
+
+
+def test_duel_text_and_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["duel", "--bots", "dicenow,dicenow", "--games", "200"], capsys)
+    assert code == 0
+    assert "dicenow A" in out and "95% CI" in out
+    assert "200/200 games" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--bots", "optimal"], "two bots"),
+        (["--bots", "optimal,nobody"], "unknown bot 'nobody'"),
+        (["--bots", "dicenow,dicenow", "--games", "0"], "--games must be at least 1"),
+    ],
+)
+def test_duel_bad_input_is_one_line_exit_1(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["duel", *argv], capsys)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and message in err

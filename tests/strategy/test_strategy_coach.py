@@ -125,6 +125,7 @@ class _Turn:
     dice_left: int
     set_aside: tuple[tuple[int, ...], ...]
     pyramid: tuple[int, ...] = ()
+    free_roll: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,17 @@ class _State:
 
 def test_preview_of_a_turn_or_a_state() -> None:
     turn = _Turn(total=300, roll=None, dice_left=3, set_aside=((1, 1, 1),))
-    assert preview(turn, DICENOW) == preview_dice(3, DICENOW).to_json()
+    assert preview(turn, DICENOW) == {**preview_dice(3, DICENOW).to_json(), "best": None}
     assert preview(_State(turn), DICENOW)["dice"] == 3
-    fresh = _Turn(total=0, roll=None, dice_left=0, set_aside=())
+    fresh = _Turn(total=0, roll=None, dice_left=6, set_aside=(), free_roll=True)
     assert preview(fresh, DICENOW)["dice"] == 6
+
+
+def test_preview_with_a_roll_waiting_looks_past_its_best_set_aside() -> None:
+    # The architecture's example: 1 5 2 2 3 6, best 1 and 5, four dice next: 15.7%.
+    turn = _Turn(total=0, roll=(1, 5, 2, 2, 3, 6), dice_left=6, set_aside=())
+    line = preview(turn, DICENOW)
+    assert line["best"] == {"dice": [1, 5], "points": 150}
+    assert line["dice"] == 4 and round(line["zilch_chance"], 3) == 0.157
+    hot = _Turn(total=0, roll=(2, 2, 3, 3, 4, 4), dice_left=6, set_aside=())
+    assert preview(hot, DICENOW)["dice"] == 6

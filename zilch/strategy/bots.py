@@ -21,6 +21,7 @@ from zilch.strategy.view import (
     Then,
     TurnView,
     dice_left_after,
+    left_between_rolls,
     options_of,
     view_of,
 )
@@ -38,7 +39,7 @@ class Bot(Protocol):
     name: str
 
     def decide(self, state: StateLike, me: str) -> Decision:
-        """What ``me`` does with the current roll of ``state``."""
+        """What ``me`` does now (``keep=()`` between rolls: only bank or roll)."""
         ...
 
     def decide_view(self, view: TurnView) -> Decision:
@@ -87,13 +88,30 @@ class DicenowBot:
         self.table = roll_table(rules)
 
     def decide(self, state: StateLike, me: str) -> Decision:
-        """What ``me`` does with the current roll of ``state``."""
-        return self.decide_view(view_of(state, me, self.rules))
+        """What ``me`` does now: with a roll waiting, the set-aside and then bank or roll;
+        between rolls (after a "nothing" bonus, say), ``keep=()`` and bank or roll."""
+        view = view_of(state, me)
+        if not view.roll:
+            return Decision((), self.bank_or_roll(view, left_between_rolls(state.turn)))
+        return self.decide_view(view)
+
+    def bank_or_roll(self, view: TurnView, dice_left: int) -> Then:
+        """Between rolls at the view's turn total, ``dice_left`` dice left (0: free roll)."""
+        floor = self.floor(view)
+        total = view.total
+        bankable = total > 0 and (dice_left > 0 or self.rules.free_roll != "compulsory")
+        if bankable and total >= max(self.points_needed(view), floor):
+            return "bank"
+        return self._then(view, total, dice_left, floor)
+
+    def floor(self, view: TurnView) -> int:
+        """Smallest total it banks: 300, or the rule set's minimum if higher."""
+        return max(self.FLOOR, self.rules.entry_needed(view.on_board))
 
     def decide_view(self, view: TurnView) -> Decision:
         """Pick the set-aside, then bank or roll, by the rules in the class docstring."""
         options = options_of(view, self.rules)
-        floor = max(self.FLOOR, self.rules.entry_needed(view.on_board))
+        floor = self.floor(view)
         needed = self.points_needed(view)
         winning = [
             o
@@ -147,8 +165,9 @@ class DicenowBot:
 
     def then(self, view: TurnView, option: SetAside, floor: int) -> Then:
         """Bank or roll after ``option`` (the goal has not been reached)."""
-        total = view.total + option.points
-        left = dice_left_after(view, option)
+        return self._then(view, view.total + option.points, dice_left_after(view, option), floor)
+
+    def _then(self, view: TurnView, total: int, left: int, floor: int) -> Then:
         if view.final or left == 0 or total < floor:
             return "roll"
         at_risk = total + self.pending_penalty(view)
@@ -170,8 +189,18 @@ class OptimalBot:
         self.solution = solution
 
     def decide(self, state: StateLike, me: str) -> Decision:
-        """What ``me`` does with the current roll of ``state``."""
-        return self.decide_view(view_of(state, me, self.rules))
+        """What ``me`` does now: set-aside and then, or between rolls ``keep=()`` and then."""
+        view = view_of(state, me)
+        if not view.roll:
+            return Decision((), self.bank_or_roll(view, left_between_rolls(state.turn)))
+        return self.decide_view(view)
+
+    def bank_or_roll(self, view: TurnView, dice_left: int) -> Then:
+        """Between rolls: the solved decision at the view's total (``dice_left`` 0: free roll)."""
+        sol = self.solution
+        return (
+            "roll" if sol.should_roll(view.total, dice_left, view.streak, view.on_board) else "bank"
+        )
 
     def decide_view(self, view: TurnView) -> Decision:
         """The set-aside leading to the best-valued state, then its best continuation."""

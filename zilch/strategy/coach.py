@@ -86,7 +86,7 @@ def _choices_for(view: TurnView, option: SetAside, solution: Solution) -> list[C
 def coach(
     state: StateLike, rules: RuleSet, solution: Solution | None = None, me: str | None = None
 ) -> list[Choice]:
-    """Every legal choice for the current player's roll, best first.
+    """Every legal choice for the current player's roll, best first (empty between rolls).
 
     ``solution`` is the solved rule set (solved here, once per process, when
     not given); ``me`` defaults to the current player.
@@ -96,5 +96,7 @@ def coach(
 
         solution = solve_cached(rules)
     player = me if me is not None else state.current
-    view = view_of(state, player or "", rules)
+    view = view_of(state, player or "")
+    if not view.roll:
+        return []
     return coach_view(view, rules, solution)

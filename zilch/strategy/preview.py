@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from zilch.errors import InvalidDice
 from zilch.rules import RuleSet
-from zilch.scoring import legal_set_asides
+from zilch.scoring import best_set_aside, legal_set_asides
 from zilch.strategy.model import roll_table, set_aside_options
 from zilch.strategy.tables import all_rolls, multiset_chance
 from zilch.strategy.view import StateLike, TurnLike
@@ -56,8 +56,18 @@ def preview_dice(dice: int, rules: RuleSet, frozen: tuple[int, ...] = ()) -> Pre
     return Preview(dice, float(zilch), float(average))
 
 
-def next_roll_dice(turn: TurnLike) -> int:
-    """Dice the next roll of this turn throws: the dice left, or six for a free roll."""
+def next_roll_dice(turn: TurnLike, rules: RuleSet) -> int:
+    """Dice the next roll of this turn throws.
+
+    Between rolls: the dice left (six at the start and after a free roll).
+    With a roll waiting for its set-aside: the dice left after the best one
+    (the highest-scoring, fewest dice on a tie), six if it uses them all.
+    """
+    if turn.roll:
+        best = best_set_aside(turn.roll, rules, turn.pyramid)
+        if best is None:
+            return len(turn.roll)
+        return len(turn.roll) - len(best.dice) or 6
     return turn.dice_left if 1 <= turn.dice_left <= 6 else 6
 
 
@@ -67,11 +77,17 @@ class _HasTurn(Protocol):
     def turn(self) -> TurnLike: ...
 
 
-def preview(state: StateLike | TurnLike, rules: RuleSet) -> dict[str, float | int]:
-    """``{"dice", "zilch_chance", "average_best"}`` for the next roll of the current turn.
+def preview(state: StateLike | TurnLike, rules: RuleSet) -> dict[str, Any]:
+    """Source 004's preview line for the current turn of a game state (or a turn).
 
-    Accepts a game state or its turn. The next roll is the dice left to
-    throw (six at the start of a turn and after a free roll).
+    ``{"dice", "zilch_chance", "average_best", "best"}``: the exact odds of
+    the next roll (see :func:`next_roll_dice`) and, with a roll waiting, its
+    best set-aside as ``{"dice": [..], "points": P}`` (else None).
     """
     turn = state.turn if isinstance(state, _HasTurn) else state
-    return preview_dice(next_roll_dice(turn), rules, turn.pyramid).to_json()
+    line: dict[str, Any] = dict(
+        preview_dice(next_roll_dice(turn, rules), rules, turn.pyramid).to_json()
+    )
+    best = best_set_aside(turn.roll, rules, turn.pyramid) if turn.roll else None
+    line["best"] = best.to_json() if best is not None else None
+    return line

@@ -44,6 +44,8 @@ class TurnLike(Protocol):
     def set_aside(self) -> tuple[tuple[int, ...], ...]: ...
     @property
     def pyramid(self) -> tuple[int, ...]: ...
+    @property
+    def free_roll(self) -> bool: ...
 
 
 class StateLike(Protocol):
@@ -57,6 +59,10 @@ class StateLike(Protocol):
     def turn(self) -> TurnLike: ...
     @property
     def final_round(self) -> bool: ...
+    @property
+    def closer(self) -> str | None: ...
+    @property
+    def tiebreak(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -139,28 +145,34 @@ def dice_left_after(view: TurnView, option: SetAside) -> int:
     return view.dice - len(option.dice)
 
 
-def view_of(state: StateLike, me: str, rules: RuleSet) -> TurnView:
-    """The view of player ``me`` on the current roll of a game state.
+def left_between_rolls(turn: TurnLike) -> int:
+    """Dice left after the last set-aside: 0 when all six are back for a free roll."""
+    return 0 if turn.free_roll else turn.dice_left
 
-    Raises :class:`IllegalAction` when it is not ``me``'s turn or no roll is
-    waiting for a set-aside.
+
+def is_final_turn(state: StateLike, me: str) -> bool:
+    """True on ``me``'s last turn: the final round, or a final turn after someone else
+    reached the target (or a tie-break turn)."""
+    return state.final_round and (state.closer != me or state.tiebreak)
+
+
+def view_of(state: StateLike, me: str) -> TurnView:
+    """The view of player ``me`` on the current turn of a game state.
+
+    ``roll`` is empty between rolls (the decision is then only bank or roll).
+    Raises :class:`IllegalAction` when it is not ``me``'s turn.
     """
     if state.current != me:
         raise IllegalAction(f"it is not {me}'s turn (current: {state.current})")
-    roll = state.turn.roll
-    if not roll:
-        raise IllegalAction(f"{me} has no roll to decide on")
     player = next(p for p in state.players if p.name == me)
     others = [p.score for p in state.players if p.name != me]
-    opponent = max(others, default=0)
-    final = state.final_round or any(s >= rules.target for s in others)
     return TurnView(
-        tuple(roll),
+        tuple(state.turn.roll or ()),
         state.turn.total,
         player.score,
-        opponent,
+        max(others, default=0),
         player.streak,
         player.on_board,
-        final,
+        is_final_turn(state, me),
         state.turn.pyramid,
     )

@@ -1,0 +1,161 @@
+"""Bot against bot: whole games under the real game engine, with win rates and 95% intervals.
+
+Dice come from an injected seeded generator, so a duel is reproducible. The
+two bots alternate who starts; a shared win (where the rules allow one)
+counts as half a win for each side.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zilch.errors import ZilchError
+from zilch.game import Game
+from zilch.rules import RuleSet
+from zilch.strategy.bots import Bot
+
+MAX_ACTIONS_PER_GAME = 20000
+Z95 = 1.959963984540054
+
+
+class DuelError(ZilchError, ValueError):
+    """A duel that cannot be played (wrong number of bots or games, a stuck game)."""
+
+
+def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a win rate (better than the normal one near 0 or 1)."""
+    if games <= 0:
+        return (0.0, 1.0)
+    rate = wins / games
+    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
+    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
+    spread /= 1 + z * z / games
+    return (max(0.0, centre - spread), min(1.0, centre + spread))
+
+
+@dataclass(frozen=True)
+class DuelResult:
+    """Outcome of a duel: wins per bot (shared wins count half), scores, games, seed."""
+
+    preset: str
+    seed: int
+    games: int
+    names: tuple[str, str]
+    wins: tuple[float, float]
+    ties: int
+    total_scores: tuple[int, int]
+    first_player_wins: float
+
+    def win_rate(self, side: int) -> float:
+        """Share of games won by bot ``side`` (0 or 1)."""
+        return self.wins[side] / self.games
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready result with a 95% interval for each bot's win rate."""
+        return {
+            "preset": self.preset,
+            "seed": self.seed,
+            "games": self.games,
+            "ties": self.ties,
+            "first_player_win_rate": round(self.first_player_wins / self.games, 6),
+            "bots": [
+                {
+                    "name": self.names[side],
+                    "wins": self.wins[side],
+                    "win_rate": round(self.win_rate(side), 6),
+                    "ci95": [round(v, 6) for v in wilson_interval(self.wins[side], self.games)],
+                    "average_score": round(self.total_scores[side] / self.games, 1),
+                }
+                for side in (0, 1)
+            ],
+        }
+
+
+def _player_names(bots: Sequence[Bot]) -> tuple[str, str]:
+    first, second = bots[0].name, bots[1].name
+    if first == second:
+        return (f"{first} A", f"{second} B")
+    return (first, second)
+
+
+def play_game(rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Random) -> Game:
+    """Play one whole game between bots seated in this order; the finished game.
+
+    After a set-aside the bot's own ``then`` is carried out; between rolls
+    without one (a "nothing" bonus, a forgiven zilch) the bot is asked again.
+    A bank the game refuses (surpassing, which the bots do not model) becomes
+    a roll.
+    """
+    game = Game(rules, [name for name, _ in seats])
+    by_name = dict(seats)
+    then: str | None = None
+    for _ in range(MAX_ACTIONS_PER_GAME):
+        state = game.state
+        if state.finished:
+            return game
+        me = state.current
+        if me is None:
+            raise DuelError("the game has no current player but is not finished")
+        if state.phase == "keep":
+            decision = by_name[me].decide(state, me)
+            game.keep(list(decision.keep))
+            then = decision.then
+            continue
+        if then is None and state.turn.rolls:
+            then = by_name[me].decide(state, me).then
+        if then == "bank" and game.bank_refusal() is None:
+            game.bank()
+        else:
+            game.roll([rng.randint(1, 6) for _ in range(state.turn.dice_left)])
+        then = None
+    raise DuelError(f"a game took more than {MAX_ACTIONS_PER_GAME} actions")
+
+
+def play_duel(
+    rules: RuleSet,
+    bots: Sequence[Bot],
+    games: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> DuelResult:
+    """Play ``games`` games between two bots, alternating who starts."""
+    if len(bots) != 2:
+        raise DuelError(f"a duel needs exactly two bots, not {len(bots)}")
+    if games < 1:
+        raise DuelError(f"a duel needs at least one game, not {games}")
+    rng = random.Random(seed)
+    names = _player_names(bots)
+    wins = [0.0, 0.0]
+    scores = [0, 0]
+    ties = 0
+    first_wins = 0.0
+    for index in range(games):
+        order = (0, 1) if index % 2 == 0 else (1, 0)
+        seats = [(names[side], bots[side]) for side in order]
+        final = play_game(rules, seats, rng).state
+        winners = set(final.winners)
+        share = 1.0 / len(winners) if winners else 0.0
+        if len(winners) > 1:
+            ties += 1
+        for side in (0, 1):
+            if names[side] in winners:
+                wins[side] += share
+            scores[side] += final.player(names[side]).score
+        if names[order[0]] in winners:
+            first_wins += share
+        if progress is not None:
+            progress(index + 1)
+    return DuelResult(
+        rules.name,
+        seed,
+        games,
+        names,
+        (wins[0], wins[1]),
+        ties,
+        (scores[0], scores[1]),
+        first_wins,
+    )
