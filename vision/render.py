@@ -109,6 +109,7 @@ class RenderStyle:
     color_jitter: float = 0.02  # spread of die body brightness per die
     corner_radius: float = 0.16  # of the die's side
     perspective: float = 0.01  # corner displacement, fraction of the frame
+    camera_height_mm: float = 0.0  # camera above the floor; 0: far away (no side faces)
     shadow: float = 0.3  # darkening under a die's shadow
     shadow_blur_mm: float = 1.5
     shadow_offset_mm: tuple[float, float] = (1.2, 1.6)
@@ -159,6 +160,10 @@ class RenderStyle:
             value = getattr(self, key)
             if not 0.0 <= value <= top:
                 raise RenderError(f"style {key}={value} is out of range; use 0..{top}")
+        if self.camera_height_mm != 0 and not 120 <= self.camera_height_mm <= 5000:
+            raise RenderError(
+                f"style camera_height_mm={self.camera_height_mm}; use 0 (far) or 120..5000"
+            )
         if not 0 <= self.jpeg_quality <= 100:
             raise RenderError(f"style jpeg_quality={self.jpeg_quality}; use 0 (off) or 1..100")
 
@@ -174,6 +179,7 @@ HARD = RenderStyle(
     color_jitter=0.1,
     corner_radius=0.22,
     perspective=0.05,
+    camera_height_mm=350.0,
     shadow=0.6,
     shadow_blur_mm=3.0,
     shadow_offset_mm=(2.5, 3.0),
@@ -251,6 +257,8 @@ class _Geometry:
 
     scale: float  # pixels per millimetre
     matrix: NDArray[np.float64]  # 3x3: floor millimetres to frame pixels
+    nadir: tuple[float, float] = (0.0, 0.0)  # floor point under the camera, mm
+    height: float = 0.0  # camera above the floor, mm; 0: far away (no parallax)
 
     def to_px(self, points_mm: NDArray[np.float64]) -> NDArray[np.float64]:
         """Map (N, 2) floor millimetres to (N, 2) frame pixels."""
@@ -258,11 +266,27 @@ class _Geometry:
         mapped = points_mm @ m[:, :2].T + m[:, 2]
         return np.asarray(mapped[:, :2] / mapped[:, 2:3])
 
+    def project(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Map (N, 3) millimetres above the floor to frame pixels through the camera."""
+        flat = points[:, :2]
+        if self.height > 0:  # a point higher up lands farther from the nadir
+            nadir = np.asarray(self.nadir)
+            flat = nadir + (flat - nadir) * (self.height / (self.height - points[:, 2:3]))
+        return self.to_px(flat)
+
+    def sees(self, point: NDArray[np.float64], normal: NDArray[np.float64]) -> bool:
+        """Whether a face through ``point`` with outward ``normal`` faces the camera."""
+        if self.height <= 0:
+            return bool(normal[2] > 1e-6)
+        eye = np.array([self.nadir[0], self.nadir[1], self.height])
+        return bool(np.dot(normal, eye - point) > 1e-6)
+
 
 def _geometry(
     size: tuple[int, int],
     tray_mm: tuple[float, float],
     perspective: float,
+    camera_height: float,
     rng: np.random.Generator,
 ) -> _Geometry:
     w, h = size
@@ -277,7 +301,8 @@ def _geometry(
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
     moved = corners + rng.uniform(-1, 1, (4, 2)).astype(np.float32) * perspective * min(w, h)
     tilt = cv2.getPerspectiveTransform(corners, moved.astype(np.float32))
-    return _Geometry(scale, np.asarray(tilt.astype(np.float64) @ place))
+    nadir = (tray_mm[0] / 2, tray_mm[1] / 2)
+    return _Geometry(scale, np.asarray(tilt.astype(np.float64) @ place), nadir, camera_height)
 
 
 def _poly(points_px: NDArray[np.float64]) -> NDArray[np.int32]:
@@ -476,14 +501,29 @@ def _scene(
     size: tuple[int, int], seed: int, style: RenderStyle, tray_mm: tuple[float, float]
 ) -> _Scene:
     rng = np.random.default_rng([seed, 1])
-    geo = _geometry(size, tray_mm, style.perspective, rng)
-    floor = style.floor_colors[int(rng.integers(0, len(style.floor_colors)))]
+    looks = _looks(style, rng)
+    geo = _geometry(size, tray_mm, style.perspective, style.camera_height_mm, rng)
+    floor = _floor(style, looks[0].color, rng)
     background = _background(size, geo, tray_mm, floor, style.floor_texture, rng)
     gain, glare = _lighting(size, style, rng)
     for cached in (background, gain, glare):
         if cached is not None:
             cached.flags.writeable = False  # shared by every frame of the scene
-    return _Scene(geo, background, gain, glare, _looks(style, rng))
+    return _Scene(geo, background, gain, glare, looks)
+
+
+def _floor(style: RenderStyle, set_color: str, rng: np.random.Generator) -> Color:
+    """The floor colour: with one set of dice, one that stands apart from the dice.
+
+    Whoever builds a tower picks a floor the dice show up on; mixed colours
+    (the hard style) take any floor, dice that nearly vanish included.
+    """
+    floors = list(style.floor_colors)
+    if not style.mixed_colors:
+        body = np.asarray(DIE_COLORS[set_color], dtype=float)
+        apart = [f for f in floors if np.linalg.norm(np.asarray(f, dtype=float) - body) >= 80]
+        floors = apart or [max(floors, key=lambda f: float(np.linalg.norm(np.subtract(f, body))))]
+    return floors[int(rng.integers(0, len(floors)))]
 
 
 def _lean(
@@ -515,10 +555,15 @@ def _lean(
     return (0, 1 if local[1] >= 0 else -1)
 
 
-def _side_value(value: int, lean: tuple[int, int], pick: int) -> int:
-    """A value adjacent to ``value`` (never itself or its opposite) for a visible side face."""
-    sides = [v for v in range(1, 7) if v not in (value, 7 - value)]
-    return sides[(pick + (lean[0] + 2 * lean[1])) % 4]
+def _face_values(value: int, pick: int) -> dict[str, int]:
+    """Values on every face of a die showing ``value`` on top (opposite faces sum to 7)."""
+    a, b = [
+        (p, q)
+        for p in range(1, 7)
+        for q in range(1, 7)
+        if len({value, 7 - value, p, q, 7 - p, 7 - q}) == 6
+    ][pick % 8]
+    return {"top": value, "+x": a, "-x": 7 - a, "+y": b, "-y": 7 - b}
 
 
 @dataclass(frozen=True)
@@ -541,28 +586,35 @@ def _plan_die(
     corner_radius: float,
     die_mm: float,
 ) -> _DiePlan:
-    """Project a die's visible faces (the top, and a side face when cocked) to the frame."""
+    """Project the faces of a die that the camera sees: the top, and any side faces.
+
+    A cocked die is tipped toward ``lean`` and shows a side face; a camera at a
+    finite height also sees the sides of dice away from the middle of the tray.
+    """
     cocked = bool(die["cocked"])
     rot = _rotation(die["angle"], lean, look.tilt if cocked else 0.0)
     side = die_mm * look.size
-    centre = np.array([die["x"], die["y"]])
-    faces: list[tuple[str, int, float]] = [("top", die["value"], 1.0)]
-    if cocked:
-        name = {(1, 0): "-x", (-1, 0): "+x", (0, 1): "-y", (0, -1): "+y"}[lean]
-        faces.insert(0, (name, _side_value(die["value"], lean, look.side_pick), 0.62))
+    box = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    lift = -float((box @ rot.T)[:, 2].min())  # the lowest corner rests on the floor
+    centre = np.array([die["x"], die["y"], lift * side])
+    values = _face_values(die["value"], look.side_pick)
     n = len(_outline(corner_radius))
     drawn, silhouette = [], []
-    for face, value, gain in faces:
+    for face in ("+x", "-x", "+y", "-y", "top"):
         middle, u, v = (np.asarray(a, dtype=np.float64) for a in _FACES[face])
-        uv = _face_template(value, corner_radius)
-        local = (middle + uv[:, :1] * u + uv[:, 1:2] * v) @ rot.T
-        px = geo.to_px(local[:, :2] * side + centre)
+        normal = (2 * middle) @ rot.T
+        if not geo.sees(centre + middle @ rot.T * side, normal):
+            continue
+        uv = _face_template(values[face], corner_radius)
+        points = centre + ((middle + uv[:, :1] * u + uv[:, 1:2] * v) @ rot.T) * side
+        px = geo.project(points)
         fixed = _poly(px)
         pips = [fixed[k : k + _PIP_POINTS] for k in range(2 * n, len(fixed), _PIP_POINTS)]
+        gain = 0.55 + 0.45 * max(0.0, float(normal[2]))  # light from above
         drawn.append((fixed[:n], fixed[n : 2 * n], pips, gain))
         silhouette.append(px[:n])
     top_face = np.array([[0, 0, 0.5], [-0.5, -0.5, 0.5], [0.5, -0.5, 0.5], [0.5, 0.5, 0.5]])
-    top = geo.to_px((np.vstack([top_face, [[-0.5, 0.5, 0.5]]]) @ rot.T)[:, :2] * side + centre)
+    top = geo.project(centre + (np.vstack([top_face, [[-0.5, 0.5, 0.5]]]) @ rot.T) * side)
     return _DiePlan(
         faces=tuple(drawn),
         body=_shade(DIE_COLORS[die.get("color", look.color)], look.brightness),
@@ -622,18 +674,30 @@ def _box(points: NDArray[np.float64], size: tuple[int, int]) -> list[int]:
     return [max(0, int(x0)), max(0, int(y0)), min(size[0] - 1, int(x1)), min(size[1] - 1, int(y1))]
 
 
-def _paint_order(dice: Sequence[Mapping[str, Any]]) -> list[int]:
-    """Flat dice first, then cocked ones: a leaning die lies on top of what it leans on."""
-    return sorted(range(len(dice)), key=lambda i: bool(dice[i]["cocked"]))
+def _paint_order(dice: Sequence[Mapping[str, Any]], geo: _Geometry) -> list[int]:
+    """Back to front: flat dice far from the camera's nadir first, cocked dice last.
+
+    A nearer die's top hides the side of a farther one it touches, and a
+    leaning die lies on top of what it leans on.
+    """
+    nx, ny = geo.nadir
+    return sorted(
+        range(len(dice)),
+        key=lambda i: (
+            bool(dice[i]["cocked"]),
+            -math.hypot(dice[i]["x"] - nx, dice[i]["y"] - ny),
+        ),
+    )
 
 
 def _occluded(plans: Sequence[_DiePlan], order: Sequence[int]) -> list[bool]:
-    """True for each die that a die painted after it overlaps by more than a sliver."""
+    """True for each die whose top face a die painted after it covers by more than a sliver."""
+    tops = [p.corners.astype(np.float32) for p in plans]
     hulls = [cv2.convexHull(p.silhouette.astype(np.float32)) for p in plans]
     flags = [False] * len(plans)
     for rank, i in enumerate(order):
         flags[i] = any(
-            cv2.intersectConvexConvex(hulls[i], hulls[j])[0] > 4.0 for j in order[rank + 1 :]
+            cv2.intersectConvexConvex(tops[i], hulls[j])[0] > 4.0 for j in order[rank + 1 :]
         )
     return flags
 
@@ -682,7 +746,7 @@ def render_tray(
         for i, die in enumerate(dice)
     ]
     image = _shadows(scene.background.copy(), plans, the_style, scene.geo.scale)
-    order = _paint_order(dice)
+    order = _paint_order(dice, scene.geo)
     for i in order:
         _paint_die(image, plans[i])
     image = _sensor(image, scene, the_style, np.random.default_rng([int(seed), 2, int(frame)]))

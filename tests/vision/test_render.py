@@ -149,27 +149,64 @@ def test_two_three_and_six_turn_with_the_die() -> None:
     assert np.abs(grey(two_a) - grey(two_b)).max() > 100  # the other diagonal
 
 
+def dark_blobs(frame: np.ndarray, box: list[int]) -> int:
+    """Dark pip-sized blobs in a box of a clean frame (white dice, black pips, grey floor)."""
+    x0, y0, x1, y1 = box
+    dark = (grey(frame)[y0 : y1 + 1, x0 : x1 + 1] < 70).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    return sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 3)
+
+
 def test_cocked_die_shows_a_side_face_and_is_flagged() -> None:
-    flat_tray = grid_tray([5])
-    leaning = [dict(flat_tray[0], cocked=True)]
+    flat_tray = grid_tray([5], color="white", pip_color="black")
+    flat, flat_truth = render_tray(flat_tray, style=CLEAN)
+    assert dark_blobs(flat, flat_truth["dice"][0]["box"]) == 5
+    cocked, truth = render_tray([dict(flat_tray[0], cocked=True)], style=CLEAN)
+    die = truth["dice"][0]
+    assert die["cocked"] is True
+    assert count_pips(cocked, die) == 5  # the top face still shows the value
+    assert dark_blobs(cocked, die["box"]) > 5  # and the side face its own pips
 
-    def side_face_pixels(tray: list[dict[str, Any]]) -> int:
-        """Pixels of the shaded side face: grey near 0.62 x the white body (146)."""
-        frame, truth = render_tray(tray, style=CLEAN)
-        x0, y0, x1, y1 = truth["dice"][0]["box"]
-        body = grey(frame)[y0:y1, x0:x1]
-        return int(((body > 138) & (body < 154)).sum())
 
-    _, truth = render_tray(leaning, style=CLEAN)
-    assert truth["dice"][0]["cocked"] is True
-    assert side_face_pixels(flat_tray) < 30
-    assert side_face_pixels(leaning) > 100
+def test_near_camera_shows_side_faces_away_from_the_middle() -> None:
+    tray = [
+        {"value": 1, "x": 120.0, "y": 90.0, "angle": 0.0},  # under the camera
+        {"value": 1, "x": 25.0, "y": 25.0, "angle": 10.0},  # in a corner
+    ]
+    tray = [d | {"cocked": False, "color": "white", "pip_color": "black"} for d in tray]
+    far, far_truth = render_tray(tray, style=CLEAN)
+    near, near_truth = render_tray(tray, style=clean(camera_height_mm=250.0))
+    assert [dark_blobs(far, d["box"]) for d in far_truth["dice"]] == [1, 1]
+    middle, corner = near_truth["dice"]
+    assert dark_blobs(near, middle["box"]) == 1
+    assert dark_blobs(near, corner["box"]) > 1  # two side faces with their pips
+    assert count_pips(near, corner) == 1
+    # the corner die's top face is pushed away from the middle by parallax
+    assert corner["center"][0] < far_truth["dice"][1]["center"][0]
 
 
 def test_random_scene_cocked_count_and_leaning() -> None:
     _, truth = random_scene(5, 6, cocked=2)
     assert sum(d["cocked"] for d in truth["dice"]) == 2
     assert len(truth["tray"]) == 6
+
+
+def test_style_chances_drive_random_scenes() -> None:
+    _, truth = random_scene(6, 6, style=clean(cocked=1.0))
+    assert all(d["cocked"] for d in truth["dice"])
+    _, truth = random_scene(6, 6, style=clean(cocked=0.0))
+    assert not any(d["cocked"] for d in truth["dice"])
+
+    def nearest(style: RenderStyle) -> float:
+        _, truth = random_scene(12, 6, style=style)
+        tray = truth["tray"]
+        return min(
+            math.hypot(a["x"] - b["x"], a["y"] - b["y"])
+            for i, a in enumerate(tray)
+            for b in tray[i + 1 :]
+        )
+
+    assert nearest(clean(touching=1.0)) < DIE_MM * 1.15 < nearest(clean(touching=0.0))
 
 
 def test_overlapping_dice_are_marked_occluded() -> None:
@@ -331,6 +368,14 @@ def test_style_lists_become_tuples() -> None:
     assert style.floor_colors == ((90, 90, 90),) and hash(style)
     _, truth = random_scene(0, 2, style=style)
     assert {d["color"] for d in truth["dice"]} == {"red"}
+
+
+def test_one_set_of_dice_gets_a_floor_it_stands_out_on() -> None:
+    for seed in range(40):
+        frame, truth = random_scene(seed, 1, style=TOWER)
+        body = np.asarray(DIE_COLORS[truth["dice"][0]["color"]], dtype=float)
+        floor = frame[FLOOR_PATCH].reshape(-1, 3).mean(axis=0)
+        assert np.linalg.norm(floor - body) > 50, seed
 
 
 def test_pips_always_contrast() -> None:
