@@ -9,6 +9,8 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.render import (
     DIE_COLORS,
@@ -472,3 +474,35 @@ def test_bad_style_seed_and_counts() -> None:
         random_scene(0, 6, cocked=7)
     with pytest.raises(RenderError, match="list of dice"):
         render_tray("1 2 3")  # type: ignore[arg-type]
+
+
+# --- any valid tray renders -------------------------------------------------------------------
+
+dice_strategy = st.fixed_dictionaries(
+    {
+        "value": st.integers(1, 6),
+        "x": st.floats(0, TRAY_MM[0]),
+        "y": st.floats(0, TRAY_MM[1]),
+        "angle": st.floats(-720, 720),
+        "cocked": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    tray=st.lists(dice_strategy, max_size=12),
+    seed=st.integers(0, 2**32),
+    style=st.sampled_from(["tower", "hard"]),
+    frame=st.integers(0, 1000),
+)
+def test_any_valid_tray_renders_with_sane_truth(
+    tray: list[dict[str, Any]], seed: int, style: str, frame: int
+) -> None:
+    image, truth = render_tray(tray, size=(320, 240), seed=seed, style=style, frame=frame)
+    assert image.shape == (240, 320, 3)
+    assert len(truth["dice"]) == len(tray)
+    for die, given_die in zip(truth["dice"], tray, strict=True):
+        x0, y0, x1, y1 = die["box"]
+        assert 0 <= x0 <= x1 <= 319 and 0 <= y0 <= y1 <= 239
+        assert die["value"] == given_die["value"] and die["cocked"] == given_die["cocked"]
