@@ -208,7 +208,7 @@ class Game:
             "set_aside",
             state.current,
             f"{state.current} keeps {_dice(kept)} for {split.points:,}"
-            + (f" ({split.describe()})" if len(split.combinations) > 1 else "")
+            + (f" ({split.describe()})" if split.mixed else "")
             + f": turn total {total:,}, {left} {'die' if left == 1 else 'dice'} left.",
             dice=list(kept),
             points=split.points,

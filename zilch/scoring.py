@@ -81,8 +81,18 @@ class Breakdown:
         return tuple(sorted(d for c in self.combinations for d in c.frozen))
 
     def describe(self) -> str:
-        """Readable split, e.g. "three 4s 400 + one 1 100"."""
-        return " + ".join(f"{c.text()} {c.points:,}" for c in self.combinations)
+        """Readable split, e.g. "three 4s 400 + 1 5 150" (single 1s and 5s together)."""
+        parts = [f"{c.text()} {c.points:,}" for c in self.combinations if c.name != "single"]
+        singles = [c for c in self.combinations if c.name == "single"]
+        if singles:
+            dice = " ".join(str(c.dice[0]) for c in singles)
+            parts.append(f"{dice} {sum(c.points for c in singles):,}")
+        return " + ".join(parts)
+
+    @property
+    def mixed(self) -> bool:
+        """True when the split holds a combination besides single 1s and 5s, and more."""
+        return len(self.combinations) > 1 and any(c.name != "single" for c in self.combinations)
 
 
 def counts_of(dice: Iterable[int]) -> Counts:

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
 
-from server.commands import (
-    Subparsers,
-    add_rule_arguments,
-    not_available,
-    parse_rule_options,
-    print_json,
+from server.commands import Subparsers, add_rule_arguments, parse_rule_options, print_json
+from server.errors import UserError
+from zilch import (
+    Game,
+    InvalidDice,
+    ReplayError,
+    RuleSet,
+    find_preset,
+    legal_set_asides,
+    load_record,
+    odds_table,
+    replay,
+    roll_odds,
 )
-from zilch import InvalidDice, RuleSet, find_preset, legal_set_asides, odds_table
 
 
 def register(sub: Subparsers) -> None:
@@ -29,13 +42,23 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="replay a game record and print the final state")
     p.add_argument("file", metavar="FILE", help="game record (JSON); - for stdin")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_todo("replay"))
+    p.set_defaults(func=run_replay)
 
     p = sub.add_parser("play", help="play a game in the terminal with virtual dice")
     add_rule_arguments(p)
     p.add_argument("--players", required=True, help='comma-separated names, e.g. "Ann,Ben"')
     p.add_argument("--seed", type=int, help="seed of the virtual dice")
-    p.set_defaults(func=_todo("play"))
+    p.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="NAME=KIND",
+        help="a computer player, e.g. --bot Robo=dicenow (repeatable)",
+    )
+    p.add_argument(
+        "--record", metavar="FILE", help="write the game's replay record here at the end"
+    )
+    p.set_defaults(func=run_play)
 
 
 def rules_from_args(args: argparse.Namespace) -> RuleSet:
@@ -92,8 +115,272 @@ def run_odds(args: argparse.Namespace) -> int:
     return 0
 
 
-def _todo(verb: str):  # type: ignore[no-untyped-def]
-    def run(args: argparse.Namespace) -> int:
-        raise not_available(verb)
+def run_replay(args: argparse.Namespace) -> int:
+    """Replay a record; at the first illegal action print the error and its index, exit 1."""
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    try:
+        game = replay(load_record(text))
+    except ReplayError as error:
+        if args.json:
+            print_json({"error": error.message, "action": error.action_index})
+        where = "" if error.action_index is None else f"action {error.action_index}: "
+        print(f"zilch-tower replay: error: {where}{error.message}", file=sys.stderr)
+        return 1
+    summary = game.summary()
+    if args.json:
+        print_json(summary)
+        return 0
+    for line in scoreboard(game):
+        print(line)
+    return 0
 
-    return run
+
+def scoreboard(game: Game) -> list[str]:
+    """Readable lines: every player's score and streak, and who plays or who won."""
+    state = game.state
+    lines = []
+    for player in state.players:
+        notes = []
+        if player.streak:
+            notes.append(f"{player.streak} zilch{'es' if player.streak > 1 else ''} in a row")
+        rules = game.rules
+        if not player.on_board and rules.entry_needed(False) > rules.entry_needed(True):
+            notes.append("not on board")
+        mark = "*" if player.name in state.winners else ">" if player.name == state.current else " "
+        extra = f"  ({', '.join(notes)})" if notes else ""
+        lines.append(f" {mark} {player.name:<12} {player.score:>7,}{extra}")
+    if state.finished:
+        lines.append(
+            f"Game over. Winner{'s' if len(state.winners) > 1 else ''}: {', '.join(state.winners)}"
+        )
+    else:
+        lines.append(f"Round {state.round}; {state.current} to play.")
+    return lines
+
+
+# --- play: a game in the terminal ------------------------------------------------------
+
+HELP = (
+    "At the roll prompt: Enter or r rolls, b banks, s skips an absent player's turn, "
+    "c NAME announces a challenge, j NAME adds a player, q ends the game. "
+    "At the keep prompt: Enter keeps the best, a number picks an option, "
+    "or type the dice (e.g. 1 5 5)."
+)
+
+
+class StopPlay(Exception):
+    """The person ended the game (q, end of input)."""
+
+
+def parse_bots(options: list[str]) -> dict[str, str]:
+    """``["Robo=dicenow"]`` -> ``{"Robo": "dicenow"}``."""
+    bots: dict[str, str] = {}
+    for option in options:
+        name, sep, kind = option.partition("=")
+        if not sep or not name.strip() or not kind.strip():
+            raise UserError(f"--bot {option!r} is not NAME=KIND; write e.g. --bot Robo=dicenow")
+        bots[name.strip()] = kind.strip()
+    return bots
+
+
+def make_bots(bots: dict[str, str], rules: RuleSet) -> dict[str, Any]:
+    """Computer players from ``zilch.strategy``; a clear error if it is not available."""
+    if not bots:
+        return {}
+    try:
+        strategy = importlib.import_module("zilch.strategy")
+        make_bot: Callable[[str, RuleSet], Any] = strategy.make_bot
+    except (ImportError, AttributeError):
+        raise UserError(
+            "--bot needs the strategy package (zilch.strategy.make_bot), "
+            "which is not available in this installation"
+        ) from None
+    return {name: make_bot(kind, rules) for name, kind in bots.items()}
+
+
+def show_dice(dice: tuple[int, ...] | list[int]) -> str:
+    """Dice as a person reads them: ``[1] [5] [2]``."""
+    return " ".join(f"[{d}]" for d in dice)
+
+
+class TerminalPlay:
+    """A game of Zilch at the terminal: virtual dice, prompts, computer players."""
+
+    def __init__(
+        self,
+        game: Game,
+        roller: random.Random,
+        bots: dict[str, Any],
+        stdin: TextIO,
+        stdout: TextIO,
+    ) -> None:
+        self.game = game
+        self.roller = roller
+        self.bots = bots
+        self.stdin = stdin
+        self.stdout = stdout
+        self.shown = 0
+        self.plan: dict[str, str] = {}
+        self.odds: dict[int, float] = {}
+
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def ask(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = str(self.stdin.readline())
+        if not line:
+            raise StopPlay
+        if not self.stdin.isatty():  # piped input: echo it so the transcript reads well
+            self.stdout.write(line.rstrip("\n") + "\n")
+        return line.strip()
+
+    def zilch_chance(self, dice: int) -> str:
+        """The exact chance that ``dice`` fresh dice zilch, as a percentage."""
+        if dice not in self.odds:
+            self.odds[dice] = roll_odds(dice, self.game.rules, self.game.state.turn.pyramid)[0]
+        return f"{self.odds[dice]:.1%}"
+
+    def show_events(self) -> None:
+        """Print the log lines of events not shown yet."""
+        journal = self.game.journal
+        for event in journal[self.shown :]:
+            if event.kind == "roll":
+                self.say(f"  {event.player} rolls {show_dice(event.data['dice'])}")
+            elif event.kind == "turn_start":
+                self.say()
+                self.say(" | ".join(line.strip() for line in scoreboard(self.game)[:-1]))
+                self.say(f"--- {event.text}")
+            else:
+                self.say(f"  {event.text}")
+        self.shown = len(journal)
+
+    def run(self) -> None:
+        """Play until the game ends or the person stops."""
+        self.show_events()
+        while not self.game.state.finished:
+            name = self.game.state.current or ""
+            try:
+                if name in self.bots:
+                    self.bot_step(name)
+                elif self.game.state.phase == "keep":
+                    self.keep_step(name)
+                else:
+                    self.roll_step(name)
+            except ValueError as error:  # an illegal choice: say why, nothing changed
+                self.say(f"  ! {error}")
+            self.show_events()
+
+    def roll_dice(self) -> None:
+        n = self.game.state.turn.dice_left
+        self.game.roll([self.roller.randint(1, 6) for _ in range(n)])
+
+    def roll_step(self, name: str) -> None:
+        turn = self.game.state.turn
+        refusal = self.game.bank_refusal()
+        n = turn.dice_left
+        dice = f"{n} {'die' if n == 1 else 'dice'} ({self.zilch_chance(n)} zilch)"
+        if turn.rolls == 0 and turn.total == 0:
+            prompt = f"{name}, roll {dice}? [Enter=roll, ?=help] "
+        elif refusal is None:
+            prompt = (
+                f"{name}: turn total {turn.total:,}. Roll {dice} or bank {turn.total:,}? [r/b] "
+            )
+        else:
+            chance = self.zilch_chance(n)
+            prompt = f"{refusal} ({chance} zilch). [Enter=roll] "
+        answer = self.ask(prompt)
+        word, _, rest = answer.partition(" ")
+        word = word.lower()
+        if word in ("", "r", "roll"):
+            self.roll_dice()
+        elif word in ("b", "bank"):
+            self.game.bank()
+        elif word in ("s", "skip"):
+            self.game.skip()
+        elif word in ("c", "challenge"):
+            self.game.challenge(rest.strip())
+        elif word in ("j", "join"):
+            self.game.join(rest.strip())
+        elif word in ("q", "quit"):
+            raise StopPlay
+        else:
+            self.say(HELP)
+
+    def keep_step(self, name: str) -> None:
+        state = self.game.state
+        options = self.game.set_asides()
+        self.say(f"  Turn total {state.turn.total:,}. Set aside:")
+        for number, option in enumerate(options, 1):
+            best = "  <- best" if number == 1 else ""
+            left = state.turn.dice_left - len(option.dice)
+            after = "free roll!" if left == 0 else f"{left} left"
+            self.say(
+                f"   {number:2}) {' '.join(map(str, option.dice)):<12} "
+                f"{option.points:>6,}  ({after}){best}"
+            )
+        answer = self.ask(f"{name}, keep which? [Enter=best, number, or dice] ")
+        if answer.lower() in ("q", "quit"):
+            raise StopPlay
+        if answer in ("?", "h", "help"):
+            self.say(HELP)
+            return
+        if not answer:
+            keep = options[0].dice
+        elif answer.isdigit() and 1 <= int(answer) <= len(options) and " " not in answer:
+            keep = options[int(answer) - 1].dice
+        else:
+            keep = tuple(parse_dice(answer.replace(",", " ").split()))
+        self.game.keep(keep)
+
+    def bot_step(self, name: str) -> None:
+        state = self.game.state
+        if state.phase == "roll" and (state.turn.rolls == 0 or name not in self.plan):
+            self.roll_dice()
+            return
+        if state.phase == "roll":
+            then = self.plan.pop(name)
+            if then == "bank" and self.game.bank_refusal() is None:
+                self.game.bank()
+            else:
+                self.roll_dice()
+            return
+        decision = self.bots[name].decide(state, name)
+        keep = tuple(decision.keep) or self.game.set_asides()[0].dice
+        try:
+            self.game.keep(keep)
+        except ValueError:
+            self.say(f"  ({name} chose {keep}, which is not legal; keeping the best)")
+            self.game.keep(self.game.set_asides()[0].dice)
+        self.plan[name] = decision.then
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """A complete game in the terminal with a seeded virtual roller."""
+    rules = rules_from_args(args)
+    names = [name.strip() for name in args.players.split(",") if name.strip()]
+    bot_kinds = parse_bots(args.bot)
+    names += [name for name in bot_kinds if name not in names]
+    bots = make_bots(bot_kinds, rules)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    game = Game(rules, names)
+    play = TerminalPlay(game, random.Random(seed), bots, sys.stdin, sys.stdout)
+    first = rules.doc.strip().splitlines()[0] if rules.doc else rules.name
+    play.say(f"Zilch: {first}")
+    play.say(f"Target {rules.target:,}; seed {seed} (replay these dice with --seed {seed}).")
+    play.say("Type ? at any prompt for help.")
+    stopped = False
+    try:
+        play.run()
+    except (StopPlay, KeyboardInterrupt):
+        stopped = True
+    play.say()
+    play.say("Game stopped." if stopped else "Final scores:")
+    for line in scoreboard(game):
+        play.say(line)
+    if args.record:
+        Path(args.record).write_text(json.dumps(game.record(), indent=1) + "\n", encoding="utf-8")
+        play.say(f"Record written to {args.record}.")
+    return 0

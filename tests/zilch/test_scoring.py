@@ -65,7 +65,7 @@ def test_every_legal_set_aside_of_the_club_example() -> None:
 def test_breakdown_names_the_combinations() -> None:
     split = score_breakdown([4, 4, 4, 1], [4, 4, 4, 1, 2, 3], find_preset("dicenow"))
     assert split.points == 500
-    assert split.describe() == "one 1 100 + three 4s 400"
+    assert split.describe() == "three 4s 400 + 1 100"
     assert split.singles == (1,)
 
 
