@@ -13,6 +13,7 @@ from typing import ClassVar, Protocol
 from zilch.errors import ZilchError
 from zilch.rules import RuleSet
 from zilch.scoring import SetAside
+from zilch.strategy.final import FinalTurn, solve_final_turn
 from zilch.strategy.model import roll_table
 from zilch.strategy.solution import Solution
 from zilch.strategy.view import (
@@ -175,11 +176,15 @@ class DicenowBot:
 
 
 class OptimalBot:
-    """Plays the solver's strategy: the most long-run points per turn, ignoring the scores.
+    """Plays the solver's strategy: the most long-run points per turn, whatever the scores.
 
     Each set-aside is valued by the solved value of the state it leads to
     (bank or roll, whichever is better); ties go to more points, then fewer
     dice. The player's streak and on-board status pick the strategy.
+    On its final turn (someone else has reached the target, or the final
+    round) there is no long run: it plays the exactly solved last turn that
+    maximises the chance of banking enough to get strictly ahead of the best
+    other score (:mod:`zilch.strategy.final`).
     """
 
     name = "optimal"
@@ -187,6 +192,7 @@ class OptimalBot:
     def __init__(self, rules: RuleSet, solution: Solution) -> None:
         self.rules = rules
         self.solution = solution
+        self._final_turns: dict[tuple[int, bool], FinalTurn] = {}
 
     def decide(self, state: StateLike, me: str) -> Decision:
         """What ``me`` does now: set-aside and then, or between rolls ``keep=()`` and then."""
@@ -195,31 +201,47 @@ class OptimalBot:
             return Decision((), self.bank_or_roll(view, left_between_rolls(state.turn)))
         return self.decide_view(view)
 
+    def final_turn(self, view: TurnView) -> FinalTurn:
+        """The solved last turn for this view's deficit (kept for later turns of the game)."""
+        key = (view.opponent + 1 - view.score, view.on_board)
+        final = self._final_turns.get(key)
+        if final is None:
+            final = self._final_turns[key] = solve_final_turn(self.rules, key[0], view.on_board)
+        return final
+
     def bank_or_roll(self, view: TurnView, dice_left: int) -> Then:
         """Between rolls: the solved decision at the view's total (``dice_left`` 0: free roll)."""
-        sol = self.solution
-        return (
-            "roll" if sol.should_roll(view.total, dice_left, view.streak, view.on_board) else "bank"
-        )
+        if view.final:
+            roll = self.final_turn(view).should_roll(view.total, dice_left)
+        else:
+            roll = self.solution.should_roll(view.total, dice_left, view.streak, view.on_board)
+        return "roll" if roll else "bank"
 
     def decide_view(self, view: TurnView) -> Decision:
         """The set-aside leading to the best-valued state, then its best continuation."""
         sol = self.solution
+        final = self.final_turn(view) if view.final else None
 
         def value(option: SetAside) -> tuple[float, int, int]:
             total = view.total + option.points
             left = dice_left_after(view, option)
-            return (
-                sol.state_value(total, left, view.streak, view.on_board),
-                option.points,
-                -len(option.dice),
-            )
+            if final is not None:
+                worth = final.chance_after(total, left)
+            else:
+                worth = sol.state_value(total, left, view.streak, view.on_board)
+            return (worth, option.points, -len(option.dice))
 
         choice = max(options_of(view, self.rules), key=value)
-        total = view.total + choice.points
-        left = dice_left_after(view, choice)
-        roll = sol.should_roll(total, left, view.streak, view.on_board)
-        return Decision(choice.dice, "roll" if roll else "bank")
+        after = TurnView(
+            (),
+            view.total + choice.points,
+            view.score,
+            view.opponent,
+            view.streak,
+            view.on_board,
+            view.final,
+        )
+        return Decision(choice.dice, self.bank_or_roll(after, dice_left_after(view, choice)))
 
 
 def make_bot(

@@ -103,16 +103,31 @@ def _flatten(table: RollTable) -> _Flat:
     )
 
 
-def sweep(model: TurnModel, payoffs: FloatArray) -> SweepResult:
-    """Solve the turn for each zilch payoff in ``payoffs`` (shape ``(S,)``)."""
+def grid_size(model: TurnModel) -> int:
+    """Totals a sweep holds: the grid up to the cap plus the largest single set-aside."""
+    return model.steps + model.table.max_points // model.unit + 1
+
+
+def sweep(
+    model: TurnModel, payoffs: FloatArray, bank_values: FloatArray | None = None
+) -> SweepResult:
+    """Solve the turn for each zilch payoff in ``payoffs`` (shape ``(S,)``).
+
+    Banking pays the turn total, or ``bank_values[t]`` for the total
+    ``t * unit`` when given (length :func:`grid_size`; e.g. 1 for a total that
+    wins the game and 0 otherwise, to solve for the chance of winning).
+    """
     payoffs = np.asarray(payoffs, dtype=np.float64)
     flat = _flatten(model.table)
-    unit = model.unit
     top = model.steps - 1
-    size = top + 1 + model.table.max_points // unit + 1
+    size = grid_size(model)
     states = payoffs.shape[0]
-    totals = np.arange(size, dtype=np.float64) * unit
+    totals = np.arange(size, dtype=np.float64) * model.unit
     bankable = (totals >= model.bank_min) & (totals > 0)
+    if bank_values is not None:
+        if bank_values.shape != (size,):
+            raise ValueError(f"bank_values has shape {bank_values.shape}, expected ({size},)")
+        totals = np.asarray(bank_values, dtype=np.float64)
 
     # after[t * 7 + k]: value (first S columns) and zilch chance (last S) of the
     # state after a set-aside with k dice left (6: free roll); beyond the cap: bank.
