@@ -93,7 +93,7 @@ class Store:
         self._conn.execute("PRAGMA foreign_keys=ON")
         schema = resources.files("server").joinpath("schema.sql").read_text(encoding="utf-8")
         with self._lock:
-            self._conn.executescript(schema)
+            self._conn.executescript(f"BEGIN;\n{schema}\nCOMMIT;")
         self._closed = False
 
     def close(self) -> None:

@@ -3,20 +3,42 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
 
-from server.commands import Subparsers, not_available
-from server.config import load_config
+from server.commands import Subparsers
+from server.config import Config, load_config
+from server.errors import UserError
+
+log = logging.getLogger(__name__)
 
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("serve", help="run the table service (simulated tower by default)")
     p.add_argument("--sim", action="store_true", help="simulated tower whatever the config says")
     p.add_argument("--host", help="address to listen on")
-    p.add_argument("--port", type=int, help="TCP port")
+    p.add_argument("--port", type=int, help="TCP port (0 picks a free one)")
     p.add_argument("--config", metavar="FILE", help="configuration file")
     p.add_argument("--seed", type=int, help="seed of the simulated tower")
     p.add_argument("--state-dir", metavar="DIR", help="state directory")
-    p.set_defaults(func=_todo("serve"))
+    p.add_argument(
+        "--threads", type=int, help="worker threads (default [server] threads; one per live TV)"
+    )
+    p.add_argument(
+        "--sim-settle",
+        type=float,
+        metavar="S",
+        help="seconds the simulated dice tumble after a shake (default 0.4)",
+    )
+    p.set_defaults(func=run_serve)
 
     p = sub.add_parser("config", help="print the effective configuration")
     p.add_argument("--config", metavar="FILE", help="configuration file")
@@ -28,8 +50,117 @@ def run_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def _todo(verb: str):  # type: ignore[no-untyped-def]
-    def run(args: argparse.Namespace) -> int:
-        raise not_available(verb)
+class Watchdog:
+    """systemd notifications: READY, STATUS and WATCHDOG pings; silent outside systemd."""
 
-    return run
+    def __init__(self) -> None:
+        import sdnotify
+
+        self._notifier = sdnotify.SystemdNotifier()
+        usec = os.environ.get("WATCHDOG_USEC", "")
+        self.interval = int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 else 5.0
+        self._last = 0.0
+
+    def notify(self, message: str) -> None:
+        self._notifier.notify(message)
+
+    def ping(self) -> None:
+        """WATCHDOG=1, at most every half watchdog period (called from the controller loop)."""
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            self._notifier.notify("WATCHDOG=1")
+
+
+def lan_address() -> str | None:
+    """The address other machines on the LAN reach this one at (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routing lookup only
+            address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
+def _effective_config(args: argparse.Namespace) -> Config:
+    config = load_config(args.config)
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise UserError(f"--port {args.port} is invalid: expected 0 to 65535 (0 picks a free one)")
+    if args.seed is not None and not 0 <= args.seed < 2**31:
+        raise UserError(f"--seed {args.seed} is invalid: expected 0 to {2**31 - 1}")
+    if args.sim_settle is not None and not 0 <= args.sim_settle <= 30:
+        raise UserError(f"--sim-settle {args.sim_settle} is invalid: expected 0 to 30 seconds")
+    if args.threads is not None and not 4 <= args.threads <= 1024:
+        raise UserError(f"--threads {args.threads} is invalid: expected 4 to 1024")
+    if args.state_dir is None:
+        return config
+    values = {section: dict(config[section]) for section in config}
+    values["state"]["dir"] = args.state_dir
+    return Config(values, config.source, Path(args.state_dir))
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run the table service under waitress until SIGTERM or Ctrl-C."""
+    import waitress
+
+    from server.app import create_app
+    from server.service import TableService
+
+    config = _effective_config(args)
+    host = args.host or config["server"]["host"]
+    port = config["server"]["port"] if args.port is None else args.port
+    threads = args.threads or int(config["server"]["threads"])
+    watchdog = Watchdog()
+    service = TableService(
+        config,
+        sim=True if args.sim else None,
+        seed=args.seed,
+        heartbeat=watchdog.ping,
+        sim_settle_s=0.4 if args.sim_settle is None else args.sim_settle,
+    )
+    try:
+        service.start()
+        app = create_app(config, service)
+        server: Any = waitress.create_server(app, host=host, port=port, threads=threads)
+    except BaseException:
+        service.stop()
+        raise
+    _print_urls(host, int(server.effective_port), service)
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if not stopping.is_set():
+            stopping.set()
+            watchdog.notify("STOPPING=1")
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    watchdog.notify(f"READY=1\nSTATUS=serving on port {server.effective_port}")
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        log.info("shutting down: coil off, database closed")
+        service.stop()
+        server.close()
+    return 0
+
+
+def _print_urls(host: str, port: int, service: Any) -> None:
+    local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    lines = [
+        f"Zilch Tower is serving on http://{local}:{port}/ "
+        f"({'simulated tower, seed ' + str(service.seed) if service.sim else 'tower on GPIO'})",
+        f"  TV display:    http://{local}:{port}/",
+    ]
+    lan = lan_address() if host in ("0.0.0.0", "", "::") else None
+    if lan:
+        lines.append(f"  phones (LAN):  http://{lan}:{port}/play")
+    else:
+        lines.append(f"  phones:        http://{local}:{port}/play")
+    lines.append(f"  state dir:     {service.state_dir}")
+    print("\n".join(lines), flush=True)
+    sys.stdout.flush()

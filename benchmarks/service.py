@@ -1,0 +1,253 @@
+"""Benchmark the table service in the simulator, as browsers and phones see it.
+
+1. Roll to TV update: time from ``POST /api/roll`` to the server-sent state
+   event that shows the new roll, minus the simulated settle time (the dice
+   tumbling in the simulator, ``--sim-settle``).
+2. Fifty browsers on the event stream at once: each must receive every
+   state event, while the API's latency (p95) is measured under that load.
+
+The service runs as its own process (``zilch-tower serve --sim``), exactly as
+deployed. Run: ``.venv/bin/python benchmarks/service.py [--rolls 40] [--clients 50]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+PIN = "2468"
+
+
+class Service:
+    """``zilch-tower serve --sim`` in a subprocess on a free port."""
+
+    def __init__(self, state_dir: Path, seed: int, settle: float, threads: int) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("ZILCH_TOWER_PIN", None)
+        command = [
+            sys.executable, "-m", "server.cli", "serve", "--sim", "--seed", str(seed),
+            "--state-dir", str(state_dir), "--host", "127.0.0.1", "--port", "0",
+            "--threads", str(threads), "--sim-settle", str(settle),
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+        )
+        assert self.proc.stdout is not None
+        match = re.search(r":(\d+)/", self.proc.stdout.readline())
+        if match is None:
+            self.proc.kill()
+            raise SystemExit("the service did not start")
+        self.port = int(match[1])
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """One API call on a fresh connection, as a phone makes it; returns the JSON answer."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            headers = {"X-Table-Pin": PIN, "Content-Type": "application/json"}
+            data = None if body is None else json.dumps(body)
+            conn.request(method, path, body=data, headers=headers)
+            response = conn.getresponse()
+            answer = json.loads(response.read())
+            if response.status >= 400:
+                raise RuntimeError(f"{method} {path}: {response.status} {answer}")
+            return answer
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Watcher(threading.Thread):
+    """One browser on ``/api/events``: records every state event and when it arrived."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.events: list[tuple[float, dict[str, Any]]] = []
+        self.seqs: list[int] = []
+        self.connected = threading.Event()
+        self.changed = threading.Condition()
+        self.stop = False
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request("GET", "/api/events")
+        response = conn.getresponse()
+        self.connected.set()
+        data = None
+        while not self.stop:
+            line = response.fp.readline()
+            if not line:
+                break
+            text = line.decode().rstrip("\n")
+            if text.startswith("data: "):
+                data = text[6:]
+            elif text == "" and data is not None:
+                state = json.loads(data)
+                with self.changed:
+                    self.events.append((time.perf_counter(), state))
+                    self.seqs.append(state["seq"])
+                    self.changed.notify_all()
+                data = None
+        conn.close()
+
+    def wait_for(
+        self, check: Any, after: int, timeout: float = 30.0
+    ) -> tuple[float, dict[str, Any]]:
+        """The first event from index ``after`` on that passes ``check``."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                for stamp, state in self.events[after:]:
+                    if check(state):
+                        return stamp, state
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no such state event")
+                self.changed.wait(left)
+
+
+def _last_roll_seq(state: dict[str, Any]) -> int:
+    return max((e["seq"] for e in state["log"] if e["kind"] == "roll"), default=0)
+
+
+def _next_move(service: Service, state: dict[str, Any]) -> None:
+    """Get the table back to waiting for ROLL: keep the best, or bank a decent total."""
+    if state["phase"] == "choose":
+        service.request("POST", "/api/keep", {"keep": state["turn"]["best"]["dice"]})
+    elif state["phase"] == "over":
+        service.request("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
+
+
+def roll_latency(service: Service, rolls: int, settle: float) -> list[float]:
+    """Milliseconds from POST /api/roll to the event showing the roll, settle time removed."""
+    watcher = Watcher(service.port)
+    watcher.start()
+    watcher.connected.wait(10)
+    service.request("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
+    times = []
+    for i in range(rolls + 3):
+        state = service.request("GET", "/api/state")
+        if (
+            state["phase"] == "ready"
+            and state["turn"]["can_bank"]
+            and state["turn"]["total"] >= 500
+        ):
+            service.request("POST", "/api/bank", {})
+            state = service.request("GET", "/api/state")
+        before = _last_roll_seq(state)
+        seen = len(watcher.events)
+        start = time.perf_counter()
+        service.request("POST", "/api/roll", {})
+        stamp, shown = watcher.wait_for(lambda s, b=before: _last_roll_seq(s) > b, seen)
+        if i >= 3:  # the first rolls warm up the solver and the reader
+            times.append((stamp - start - settle) * 1000)
+        _next_move(service, shown)
+    watcher.stop = True
+    return times
+
+
+def fan_out(service: Service, clients: int, actions: int) -> dict[str, Any]:
+    """``clients`` event streams at once while a game is played; API latency meanwhile."""
+    watchers = [Watcher(service.port) for _ in range(clients)]
+    for watcher in watchers:
+        watcher.start()
+    for watcher in watchers:
+        watcher.connected.wait(10)
+    time.sleep(0.5)
+    first = max(w.seqs[0] for w in watchers if w.seqs)
+    latencies: list[float] = []
+
+    def timed(method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        start = time.perf_counter()
+        answer = service.request(method, path, body)
+        latencies.append((time.perf_counter() - start) * 1000)
+        return answer
+
+    timed("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
+    for _ in range(actions):
+        state = timed("GET", "/api/state")
+        if state["phase"] == "choose":
+            timed("POST", "/api/keep", {"keep": state["turn"]["best"]["dice"]})
+        elif (
+            state["phase"] == "ready"
+            and state["turn"]["can_bank"]
+            and state["turn"]["total"] >= 500
+        ):
+            timed("POST", "/api/bank", {})
+        elif state["phase"] == "ready":
+            timed("POST", "/api/roll", {})
+        elif state["phase"] == "over":
+            timed("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
+        timed("GET", "/api/games?limit=5")
+        time.sleep(0.02)
+    final = service.request("GET", "/api/state")["seq"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(not w.seqs or w.seqs[-1] < final for w in watchers):
+        time.sleep(0.05)
+    wanted = set(range(first, final + 1))
+    published = set().union(*(set(w.seqs) for w in watchers)) & wanted
+    complete = sum(1 for w in watchers if published <= set(w.seqs))
+    for watcher in watchers:
+        watcher.stop = True
+    latencies.sort()
+    return {
+        "clients": clients,
+        "events": len(published),
+        "clients_with_every_event": complete,
+        "api_calls": len(latencies),
+        "api_p50_ms": round(statistics.median(latencies), 1),
+        "api_p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rolls", type=int, default=40, help="rolls timed (default 40)")
+    parser.add_argument("--clients", type=int, default=50, help="event streams (default 50)")
+    parser.add_argument("--actions", type=int, default=60, help="table actions under load")
+    parser.add_argument("--settle", type=float, default=0.4, help="simulated settle time (s)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        service = Service(Path(tmp) / "a", args.seed, args.settle, threads=16)
+        try:
+            times = roll_latency(service, args.rolls, args.settle)
+        finally:
+            service.stop()
+        print(
+            f"roll -> TV update (settle {args.settle} s excluded), {len(times)} rolls: "
+            f"median {statistics.median(times):.1f} ms, "
+            f"p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms, max {max(times):.1f} ms"
+        )
+        service = Service(Path(tmp) / "b", args.seed, args.settle, threads=args.clients + 16)
+        try:
+            result = fan_out(service, args.clients, args.actions)
+        finally:
+            service.stop()
+        print(
+            f"{result['clients']} event streams: {result['clients_with_every_event']} received "
+            f"all {result['events']} events; API p50 {result['api_p50_ms']} ms, "
+            f"p95 {result['api_p95_ms']} ms over {result['api_calls']} calls"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,376 @@
+"""The JSON API: table state, live events, play actions, history and settings.
+
+Bodies are JSON objects shaped like the replay actions (``{"keep": [1, 5]}``).
+Requests that change the table carry the table PIN in ``X-Table-Pin``;
+configuration endpoints the admin PIN in ``X-Admin-Pin``. Every error is
+``{"error": "..."}`` with a 4xx code: 400 bad input, 401 PIN missing or
+wrong, 404 unknown, 409 not legal now (with the engine's reason), 413 too
+large, 429 too many wrong PINs.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from server.controller import TableError
+from server.service import TableService
+from zilch import IllegalAction
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+NAME_MAX = 24
+PIN_FAILURES = 10
+PIN_WINDOW_S = 60.0
+
+
+class ApiError(ValueError):
+    """A request the API refuses; ``status`` is the HTTP code."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class BadBody(ApiError):
+    """A request body that is not the JSON object the endpoint expects."""
+
+
+class PinRefused(ApiError):
+    """A change of the table without the right PIN."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 401)
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def service() -> TableService:
+    """The table service of this app."""
+    found: TableService = current_app.extensions["zilch_tower"]
+    return found
+
+
+class PinGuard:
+    """Counts wrong PINs per client address and refuses a client that guesses."""
+
+    def __init__(self) -> None:
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def check(self, given: str | None, wanted: str, header: str, what: str) -> None:
+        """Raise :class:`PinRefused` (or 429) unless ``given`` is ``wanted``."""
+        client = request.remote_addr or "?"
+        now = time.monotonic()
+        with self._lock:
+            recent = [t for t in self._failures.get(client, []) if now - t < PIN_WINDOW_S]
+            self._failures[client] = recent
+            if len(recent) >= PIN_FAILURES:
+                raise ApiError(f"too many wrong PINs: wait {PIN_WINDOW_S:.0f} seconds", 429)
+            if given is None or given == "":
+                raise PinRefused(f"this needs the {what} in the {header} header")
+            if not hmac.compare_digest(given.encode(), wanted.encode()):
+                recent.append(now)
+                raise PinRefused(f"wrong {what} in the {header} header")
+
+
+def _guard() -> PinGuard:
+    """This app's PIN guard."""
+    guard: PinGuard = current_app.extensions.setdefault("zilch_tower_pin_guard", PinGuard())
+    return guard
+
+
+def require_table_pin() -> None:
+    """Refuse the request (401) unless it carries the table PIN."""
+    pin = str(current_app.extensions["zilch_tower"].config["table"]["pin"])
+    _guard().check(request.headers.get("X-Table-Pin"), pin, "X-Table-Pin", "table PIN")
+
+
+def require_admin_pin() -> None:
+    """Refuse the request (401) unless it carries the admin PIN."""
+    pin = str(current_app.extensions["zilch_tower"].config["table"]["admin_pin"])
+    _guard().check(request.headers.get("X-Admin-Pin"), pin, "X-Admin-Pin", "admin PIN")
+
+
+def body(allowed: tuple[str, ...]) -> dict[str, Any]:
+    """The request's JSON object (``{}`` when empty), with only ``allowed`` keys."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadBody(f"the request body is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise BadBody('the request body must be a JSON object, such as {"keep": [1, 5]}')
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise BadBody(
+            f"unknown field {unknown[0]!r}; this endpoint takes "
+            + (", ".join(repr(k) for k in allowed) or "no fields")
+        )
+    return data
+
+
+def name_field(data: dict[str, Any], key: str, required: bool = True) -> str | None:
+    """A player's name: a string of 1 to 24 characters (spaces trimmed)."""
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not 1 <= len(value.strip()) <= NAME_MAX:
+        raise BadBody(f"{key!r} must be a player's name of 1 to {NAME_MAX} characters")
+    return value.strip()
+
+
+def flag_field(data: dict[str, Any], key: str) -> None:
+    """A replay-style marker such as ``"bank": true``: absent or true."""
+    if key in data and data[key] is not True:
+        raise BadBody(f"{key!r} must be true (or left out)")
+
+
+def dice_field(data: dict[str, Any], key: str) -> list[int]:
+    """A list of 1 to 6 die values, each an integer 1..6."""
+    value = data.get(key)
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= 6
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in value)
+    ):
+        raise BadBody(f"{key!r} must be a list of 1 to 6 die values from 1 to 6, such as [1, 5]")
+    return list(value)
+
+
+def act(action: Callable[[], dict[str, Any]]) -> Response:
+    """Run a table action; the new state, or the engine's reason with 409."""
+    try:
+        state = action()
+    except ApiError:
+        raise
+    except (IllegalAction, TableError) as exc:
+        raise ApiError(str(exc), 409) from None
+    except FutureTimeout:
+        raise ApiError("the table did not answer in time; try again", 503) from None
+    except ValueError as exc:
+        raise ApiError(str(exc), 400) from None
+    return jsonify(state)
+
+
+# -- reading -------------------------------------------------------------------
+
+
+@bp.get("/state")
+def state() -> Response:
+    """The whole table (docs/architecture.md)."""
+    return jsonify(service().state())
+
+
+@bp.get("/events")
+def events() -> Response:
+    """Server-Sent Events: every state change, keep-alives, ``Last-Event-ID`` resumption."""
+    raw = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
+    last_id: int | None = None
+    if raw:
+        try:
+            last_id = int(raw)
+        except ValueError:
+            raise BadBody(f"Last-Event-ID must be a state seq number, not {raw!r}") from None
+    stream = service().subscribe(last_id)
+    response = Response(stream, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@bp.get("/records")
+def records() -> Response:
+    """Records per player and preset (best turn, best game, wins, losses)."""
+    preset = request.args.get("preset") or None
+    return jsonify({"records": service().store.records(preset)})
+
+
+def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = lo - 1
+    if not lo <= value <= hi:
+        raise BadBody(f"{name} must be an integer from {lo} to {hi}")
+    return value
+
+
+@bp.get("/games")
+def games() -> Response:
+    """Past and present games, newest first (``limit``, ``offset``)."""
+    limit = _int_arg("limit", 50, 1, 500)
+    offset = _int_arg("offset", 0, 0, 10**9)
+    rows = service().store.games(limit, offset)
+    return jsonify({"games": [row.to_json() for row in rows]})
+
+
+@bp.get("/games/<int:game_id>/record")
+def game_record(game_id: int) -> Response:
+    """The game as a replay record (``zilch-tower replay`` reads it)."""
+    record = service().store.record(game_id)
+    if record is None:
+        raise ApiError(f"no game {game_id}", 404)
+    return jsonify(record)
+
+
+# -- play ----------------------------------------------------------------------
+
+
+def _player_entry(entry: Any) -> tuple[str, str | None]:
+    if isinstance(entry, str):
+        return name_field({"name": entry}, "name") or "", None
+    if isinstance(entry, dict) and set(entry) <= {"name", "bot"}:
+        name = name_field(entry, "name") or ""
+        bot = entry.get("bot")
+        if bot is not None and not isinstance(bot, str):
+            raise BadBody("a player's 'bot' must be a computer player's name, such as \"dicenow\"")
+        return name, bot
+    raise BadBody('each player must be a name or {"name": "Cy", "bot": "dicenow"}')
+
+
+@bp.post("/new-game")
+def new_game() -> Response:
+    """Start a game: ``{"preset", "rules", "players": [name | {"name", "bot"}]}``."""
+    require_table_pin()
+    data = body(("preset", "rules", "players"))
+    preset = data.get("preset")
+    if preset is not None and not isinstance(preset, str):
+        raise BadBody("'preset' must be a preset's name, such as \"dicenow\"")
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict) or not all(
+        isinstance(v, str | int | bool) and not isinstance(v, float) for v in rules.values()
+    ):
+        raise BadBody("'rules' must be an object of house rules, such as {\"three_pairs\": 750}")
+    entries = data.get("players", [])
+    if not isinstance(entries, list) or len(entries) > 20:
+        raise BadBody("'players' must be a list of up to 20 players")
+    players: list[str] = []
+    bots: dict[str, str] = {}
+    for entry in entries:
+        name, bot = _player_entry(entry)
+        if name in players:
+            raise BadBody(f"player {name!r} is listed twice")
+        players.append(name)
+        if bot is not None:
+            bots[name] = bot
+    return act(lambda: service().new_game(preset, rules, players, bots))
+
+
+@bp.post("/join")
+def join() -> Response:
+    """Join the game: ``{"join": name}`` (or ``{"name": name}``), optional ``"bot"``."""
+    require_table_pin()
+    data = body(("join", "name", "bot"))
+    name = name_field(data, "join" if "join" in data else "name")
+    bot = data.get("bot")
+    if bot is not None and not isinstance(bot, str):
+        raise BadBody("'bot' must be a computer player's name, such as \"dicenow\"")
+    return act(lambda: service().join(name or "", bot))
+
+
+@bp.post("/roll")
+def roll() -> Response:
+    """ROLL: ``{}`` or ``{"roll": true}``; the tower shakes and reads the dice."""
+    require_table_pin()
+    data = body(("roll", "player"))
+    if "roll" in data and data["roll"] is not True:
+        raise BadBody("'roll' must be true: the tower reads the dice itself")
+    player = name_field(data, "player", required=False)
+    return act(lambda: service().roll(player))
+
+
+@bp.post("/keep")
+def keep() -> Response:
+    """Set dice aside: ``{"keep": [1, 5]}``; the tower asks for them to leave the tray."""
+    require_table_pin()
+    data = body(("keep", "player"))
+    values = dice_field(data, "keep")
+    player = name_field(data, "player", required=False)
+    return act(lambda: service().keep(values, player))
+
+
+@bp.post("/bank")
+def bank() -> Response:
+    """BANK: ``{}`` or ``{"bank": true}``."""
+    require_table_pin()
+    data = body(("bank", "player"))
+    flag_field(data, "bank")
+    player = name_field(data, "player", required=False)
+    return act(lambda: service().bank(player))
+
+
+@bp.post("/skip")
+def skip() -> Response:
+    """Skip the current turn: ``{}`` or ``{"skip": true}``."""
+    require_table_pin()
+    data = body(("skip", "player"))
+    flag_field(data, "skip")
+    player = name_field(data, "player", required=False)
+    return act(lambda: service().skip(player))
+
+
+@bp.post("/challenge")
+def challenge() -> Response:
+    """Announce a challenge turn: ``{"challenge": victim}`` (when the rules allow it)."""
+    require_table_pin()
+    data = body(("challenge", "player"))
+    victim = name_field(data, "challenge")
+    player = name_field(data, "player", required=False)
+    return act(lambda: service().challenge(victim or "", player))
+
+
+# -- configuration (admin PIN) ----------------------------------------------------
+
+
+@bp.get("/config")
+def config() -> Response:
+    """The effective configuration, PINs left out."""
+    require_admin_pin()
+    conf = service().config
+    values = {section: dict(conf[section]) for section in conf}
+    values["table"] = {k: v for k, v in values["table"].items() if k not in ("pin", "admin_pin")}
+    return jsonify({"config": values, "state_dir": str(conf.state_dir)})
+
+
+@bp.post("/settings")
+def settings() -> Response:
+    """Table settings that change at runtime: ``{"speech": true|false}``."""
+    require_admin_pin()
+    data = body(("speech",))
+    if not isinstance(data.get("speech"), bool):
+        raise BadBody("'speech' must be true or false")
+    return act(lambda: service().set_speech(bool(data["speech"])))
+
+
+# -- errors --------------------------------------------------------------------
+
+
+@bp.errorhandler(ApiError)
+def api_error(exc: ApiError) -> tuple[Response, int]:
+    return jsonify({"error": str(exc)}), exc.status
+
+
+def http_error_json(exc: HTTPException) -> tuple[Response, int]:
+    """Any HTTP error under /api as ``{"error": ...}`` (404, 405, 413, ...)."""
+    code = exc.code or 500
+    messages = {
+        404: f"no such API endpoint: {request.method} {request.path}",
+        405: f"{request.method} is not allowed on {request.path}",
+        413: "the request body is too large",
+    }
+    return jsonify({"error": messages.get(code, exc.description or exc.name)}), code

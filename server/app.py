@@ -1,0 +1,80 @@
+"""The Flask application factory.
+
+``create_app(config, service)`` registers the blueprints (pages, calibration,
+JSON API, history), limits request bodies to ``[server] max_request_bytes``
+and answers every error under ``/api`` as JSON. The table service lives in
+``app.extensions["zilch_tower"]``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from server import api, history
+from server.config import Config, load_config
+from server.service import TableService
+
+log = logging.getLogger(__name__)
+
+OTHER_BLUEPRINTS = ("server.pages", "server.calibration_api")
+
+
+def create_app(
+    config: Config | None = None,
+    service: TableService | None = None,
+    test_config: Mapping[str, Any] | None = None,
+) -> Flask:
+    """The web app for one table; starts a service from ``config`` when none is given."""
+    if config is None:
+        config = service.config if service is not None else load_config()
+    if service is None:
+        service = TableService(config)
+        service.start()
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = int(config["server"]["max_request_bytes"])
+    app.config["ZILCH_TOWER_CONFIG"] = config
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    if test_config:
+        app.config.update(test_config)
+    app.extensions["zilch_tower"] = service
+    for module_name in OTHER_BLUEPRINTS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            log.debug("%s is not part of this build", module_name)
+            continue
+        app.register_blueprint(module.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(history.bp)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected_error)
+    return app
+
+
+def _http_error(exc: HTTPException) -> Any:
+    """JSON errors under /api; the usual HTML error page elsewhere."""
+    if not request.path.startswith("/api"):
+        return exc
+    response, code = api.http_error_json(exc)
+    if code == 413:
+        limit = request.max_content_length
+        response = jsonify({"error": f"the request body is larger than {limit} bytes"})
+    return response, code
+
+
+def _unexpected_error(exc: Exception) -> Any:
+    """A bug, not a user's mistake: logged with its traceback, answered in one line."""
+    if isinstance(exc, HTTPException):
+        return _http_error(exc)
+    log.exception("unexpected error on %s %s", request.method, request.path)
+    if request.path.startswith("/api"):
+        return jsonify({"error": "internal error; see the service log"}), 500
+    return Response("Internal error; see the service log.", 500, mimetype="text/plain")

@@ -1,0 +1,760 @@
+"""The table controller: the one thread that drives the tower and the game.
+
+Every reading of the dice becomes a game action here and nowhere else. Work
+arrives as commands (from the API, the tower's buttons, computer players and
+the host) on a queue; the thread runs them one at a time and, between them,
+advances the physical phases: shake, settle, read, wait for dice to leave or
+come back. Each change is committed to the journal (:mod:`server.store`)
+before the new state is published, and a restart resumes from the journal.
+
+Phases: ``idle`` (no game), ``ready`` (waiting for ROLL or BANK), ``shaking``,
+``settling``, ``reading``, ``choose`` (dice read, waiting for a set-aside),
+``remove_dice`` (waiting for set-aside dice to leave the tray),
+``return_dice`` (waiting for dice to come back), ``fix_tray`` (a person must
+straighten the tray), ``over``.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from server.host import Host
+from server.store import Step, Store
+from zilch import Event, Game, IllegalAction, find_preset, replay, score_set_aside
+from zilch.strategy import BOTS, UnknownBot, make_bot
+
+log = logging.getLogger(__name__)
+
+BUSY_PHASES = ("shaking", "settling", "reading")
+LOG_LENGTH = 50
+ANNOUNCED = ("announcement", "final_round", "forgiven", "game_over", "call", "call_again", "skip")
+
+
+class TableError(ValueError):
+    """An action the table refuses now (wrong phase, no game, not your turn)."""
+
+
+@dataclass
+class Hardware:
+    """What the controller drives: the tower, the camera and how to read a frame.
+
+    ``read(frame, expected)`` returns a vision ``Reading``; ``settle()`` makes a
+    fresh settle detector. ``sim_hands`` makes the controller move dice itself
+    (the simulated tower has no people to take dice out or put them back);
+    ``skip_time(s)`` moves the simulated tower's clock on, so that replayed
+    shakes are long over (not tumbling, not duty-limited) when the table resumes.
+    """
+
+    tower: Any
+    camera: Any
+    read: Callable[[Any, int | None], Any]
+    settle: Callable[[], Any]
+    sim_hands: bool = False
+    skip_time: Callable[[float], None] | None = None
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long the controller waits for things; tests set them near zero."""
+
+    settle_timeout_s: float = 3.0
+    poll_s: float = 0.3
+    bot_delay_s: float = 1.0
+    reshakes: int = 3
+
+
+def _multiset_minus(whole: Sequence[int], part: Sequence[int]) -> tuple[int, ...] | None:
+    """``whole`` without the dice of ``part``, or None if ``part`` is not inside it."""
+    rest = Counter(whole)
+    rest.subtract(Counter(part))
+    if any(n < 0 for n in rest.values()):
+        return None
+    return tuple(sorted(rest.elements()))
+
+
+def _dice_text(values: Sequence[int]) -> str:
+    return " ".join(str(v) for v in sorted(values))
+
+
+class Controller:
+    """The table state machine; all game and hardware work happens on its thread."""
+
+    def __init__(
+        self,
+        store: Store,
+        hardware: Hardware,
+        *,
+        timing: Timing = Timing(),
+        publish: Callable[[int], None] = lambda seq: None,
+        clock: Callable[[], float] = time.monotonic,
+        host: Host | None = None,
+        heartbeat: Callable[[], None] = lambda: None,
+        long_press_action: str = "new_game",
+        solution: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.hw = hardware
+        self.timing = timing
+        self.clock = clock
+        self.host = host
+        self._publish = publish
+        self._heartbeat = heartbeat
+        self.long_press_action = long_press_action
+        self._solution = solution
+        self._queue: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]]] = (
+            queue.Queue()
+        )
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.RLock()  # guards the attributes the state document reads
+        # table state (the snapshot)
+        self.game: Game | None = None
+        self.game_id: int | None = None
+        self.preset = ""
+        self.house_rules: dict[str, Any] = {}
+        self.bots: dict[str, str] = {}
+        self.phase = "idle"
+        self.message = ""
+        self.reading: dict[str, Any] | None = None
+        self.in_tray = 6
+        self.expect_tray: tuple[int, ...] | None = None
+        self.then: str | None = None
+        self.tries = 0
+        self.announcement: dict[str, Any] | None = None
+        self.refused: tuple[int, ...] | None = None
+        self.seq = 0
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_LENGTH)
+        # transient
+        self._bot_objects: dict[str, Any] = {}
+        self._bot_due = 0.0
+        self._next_poll = 0.0
+        self._candidate: tuple[int, ...] | None = None
+        self._idle = threading.Event()
+        self._shown_phase = "idle"
+
+    # -- life cycle ---------------------------------------------------------
+
+    def start(self) -> None:
+        """Resume the table from the journal and start the controller thread."""
+        self.resume()
+        self.hw.tower.on_roll = lambda: self.submit_nowait(self.roll)
+        self.hw.tower.on_bank = lambda: self.submit_nowait(self.bank)
+        self.hw.tower.on_long_press = lambda: self.submit_nowait(self.long_press)
+        self._thread = threading.Thread(target=self._run, name="table-controller", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the thread after the command in hand; the caller closes the hardware."""
+        self._stop.set()
+        self._queue.put((lambda: None, (), Future()))  # wake the thread
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 30.0) -> Any:
+        """Run ``fn(*args)`` on the controller thread and return its result or raise."""
+        future: Future[Any] = Future()
+        if self._stop.is_set():
+            raise TableError("the table service is shutting down")
+        self._queue.put((fn, args, future))
+        return future.result(timeout)
+
+    def submit_nowait(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue ``fn(*args)`` without waiting (button presses)."""
+        self._queue.put((fn, args, Future()))
+
+    def wait_quiet(self, timeout: float = 30.0) -> bool:
+        """Block until no command, roll or computer player's move is pending (for tests)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._idle.wait(0.01) and self._queue.empty() and self._quiet():
+                return True
+        return False
+
+    def _quiet(self) -> bool:
+        with self._lock:
+            phase = self._shown_phase
+            if phase in BUSY_PHASES or phase != self.phase:
+                return False
+            if phase in ("remove_dice", "return_dice") and self.hw.sim_hands:
+                return False
+            return self._bot_turn() is None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._heartbeat()
+            try:
+                fn, args, future = self._queue.get(timeout=self._wait_time())
+            except queue.Empty:
+                pass
+            else:
+                self._idle.clear()
+                self._execute(fn, args, future)
+            try:
+                self._advance()
+            except Exception:
+                log.exception("the table controller failed to advance")
+                self._fail("the table controller hit an error; see the service log")
+            if self._queue.empty():
+                self._idle.set()
+
+    def _wait_time(self) -> float:
+        if self.phase in BUSY_PHASES:
+            return 0.0
+        if self.phase in ("choose", "remove_dice", "return_dice", "fix_tray"):
+            return max(0.0, min(self.timing.poll_s, self._next_poll - self.clock()))
+        if self._bot_turn() is not None:
+            return max(0.0, min(0.5, self._bot_due - self.clock()))
+        return 0.25
+
+    def _execute(self, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any]) -> None:
+        try:
+            result = fn(*args)
+        except Exception as exc:
+            if not isinstance(exc, ValueError):
+                log.exception("command %s failed", getattr(fn, "__name__", fn))
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+
+    # -- persistence --------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The controller's own state, stored with every journal row."""
+        return {
+            "phase": self.phase,
+            "message": self.message,
+            "reading": self.reading,
+            "in_tray": self.in_tray,
+            "expect_tray": None if self.expect_tray is None else list(self.expect_tray),
+            "then": self.then,
+            "tries": self.tries,
+            "announcement": self.announcement,
+            "refused": None if self.refused is None else list(self.refused),
+            "preset": self.preset,
+            "house_rules": self.house_rules,
+            "bots": self.bots,
+        }
+
+    def _commit(
+        self,
+        *,
+        action: dict[str, Any] | None = None,
+        events: Sequence[Event] = (),
+        tower: Sequence[list[Any]] = (),
+        notes: Sequence[tuple[str, str]] = (),
+        roll: tuple[str, Sequence[int]] | None = None,
+    ) -> int:
+        """Journal the change (committed), then publish the new state."""
+        entries = [
+            {"kind": e.kind, "player": e.player, "text": e.text, "data": dict(e.data)}
+            for e in events
+        ]
+        entries += [
+            {"kind": kind, "player": None, "text": text, "data": {}} for kind, text in notes
+        ]
+        turns = [
+            (e.player, int(e.data.get("points", e.data.get("total", 0))))
+            for e in events
+            if e.kind == "bank" and e.player
+        ]
+        finished = None
+        game_over = any(e.kind == "game_over" for e in events)
+        if self.game is not None and self.game.state.finished and game_over:
+            finished = self.game.summary()
+        step = Step(
+            game_id=self.game_id,
+            snapshot=self.snapshot(),
+            action=action,
+            tower=list(tower),
+            log=entries,
+            roll=roll,
+            turns=turns,
+            finished=finished,
+        )
+        seq = self.store.append(step, preset=self.preset or None)
+        with self._lock:
+            self.seq = seq
+            for entry in entries:
+                self.log.append({"seq": seq, **entry})
+        self._publish(seq)
+        self._shown_phase = self.phase
+        return seq
+
+    def resume(self) -> None:
+        """Rebuild the table from the journal: game from its record, tray from tower ops."""
+        last = self.store.last_step()
+        if last is None:
+            return
+        seq, game_id, snap = last
+        if self.hw.sim_hands:
+            self._replay_tower(self.store.tower_ops())
+        self.seq = seq
+        self.preset = snap.get("preset", "")
+        self.house_rules = dict(snap.get("house_rules", {}))
+        self.bots = dict(snap.get("bots", {}))
+        self.phase = snap.get("phase", "idle")
+        self.message = snap.get("message", "")
+        self.reading = snap.get("reading")
+        self.in_tray = int(snap.get("in_tray", 6))
+        expect = snap.get("expect_tray")
+        self.expect_tray = None if expect is None else tuple(expect)
+        self.then = snap.get("then")
+        self.tries = int(snap.get("tries", 0))
+        self.announcement = snap.get("announcement")
+        refused = snap.get("refused")
+        self.refused = None if refused is None else tuple(refused)
+        if game_id is not None:
+            record = self.store.record(game_id)
+            assert record is not None
+            self.game = replay(record)
+            self.game_id = game_id
+            self.log.extend(self.store.log(game_id, LOG_LENGTH))
+        if self.phase in BUSY_PHASES:
+            # The dice were shaken (the shake is journaled before it happens):
+            # read them where they lie.
+            self.phase = "reading"
+        if self.host is not None and self.game is not None:
+            self.host.turn_started(self.game.state.current, self.clock())
+        self._shown_phase = self.phase
+        self._bot_due = self.clock() + self.timing.bot_delay_s
+        log.info("resumed table at seq %d, phase %s", seq, self.phase)
+
+    def _replay_tower(self, ops: Sequence[list[Any]]) -> None:
+        tower = self.hw.tower
+        for op in ops:
+            if op[0] == "shake":
+                if self.hw.skip_time is not None:
+                    self.hw.skip_time(3600.0)
+                tower.shake()
+            elif op[0] == "remove":
+                tower.remove(op[1])
+            elif op[0] == "put_back":
+                tower.put_back(op[1])
+        if ops and self.hw.skip_time is not None:
+            self.hw.skip_time(3600.0)
+
+    # -- commands (run on the controller thread) --------------------------------
+
+    def new_game(
+        self, preset: str, rules: dict[str, Any], players: list[str], bots: dict[str, str]
+    ) -> None:
+        """Start a new game (abandoning one in progress) with these players."""
+        ruleset = find_preset(preset).with_house_rules(rules)
+        for name, bot in bots.items():
+            self._make_bot(bot, ruleset)  # checks the bot's name before anything changes
+            if name not in players:
+                raise TableError(f"computer player {name!r} is not among the players")
+        game = Game(ruleset, players)
+        old = self.game_id if self.game is not None and not self.game.state.finished else None
+        self.game_id = self.store.start_game(preset, rules, players, bots, abandon=old)
+        self.game = game
+        self.preset, self.house_rules, self.bots = preset, dict(rules), dict(bots)
+        self._bot_objects = {}
+        self.then = None
+        self.refused = None
+        self.announcement = None
+        with self._lock:
+            self.log.clear()
+        text = f"New game of {preset}" + (": " + ", ".join(players) if players else "")
+        self._after_game_change([], notes=[("new_game", text + ".")])
+
+    def join(self, name: str, bot: str | None = None) -> None:
+        """Add a player to the running game (the engine's joining rules apply)."""
+        game = self._need_game()
+        if bot is not None:
+            self._make_bot(bot, game.rules)
+        events = game.apply({"join": name})
+        self.store.add_bot(self._game_id(), name, bot)
+        if bot is not None:
+            self.bots[name] = bot
+        self._after_game_change(events, action={"join": name})
+
+    def roll(self, player: str | None = None) -> None:
+        """ROLL: shake the tower once the dice in the tray are right."""
+        game = self._need_game(player)
+        if self.phase in BUSY_PHASES:
+            raise TableError("the dice are already rolling")
+        if self.phase == "choose":
+            self._check_take_out(stable=False)
+            if self.phase == "choose":
+                raise TableError(
+                    "set dice aside first: take them out of the tray or tap them on your phone"
+                )
+        if self.phase in ("remove_dice", "return_dice"):
+            self._check_tray()
+            if self.phase != "ready":
+                raise TableError(self.message or "the dice in the tray are not right yet")
+        if self.phase not in ("ready", "fix_tray"):
+            raise IllegalAction(f"cannot roll now: the table is {self.phase}")
+        if game.state.phase != "roll":
+            raise IllegalAction("cannot roll now: set dice aside first")
+        self._acted()
+        self.then = None
+        self.tries = 0
+        self._begin_shake()
+
+    def keep(self, values: list[int], player: str | None = None) -> None:
+        """Set these dice aside (tapped on a phone, or a computer player's choice)."""
+        game = self._need_game(player)
+        if self.phase != "choose":
+            raise IllegalAction(f"cannot set dice aside now: the table is {self.phase}")
+        roll = tuple(game.state.turn.roll or ())
+        events = game.apply({"keep": list(values)})
+        self._acted()
+        rest = _multiset_minus(roll, values) or ()
+        self.refused = None
+        if game.state.phase == "roll" and game.state.turn.dice_left == len(rest) and rest:
+            # The kept dice are still in the tray: ask for exactly those to leave.
+            self.expect_tray = rest
+            self.phase = "remove_dice"
+            self.message = f"Take out {_dice_text(values)} from the tray."
+            self._commit(action={"keep": list(values)}, events=events)
+            self._enter_tray_phase()
+        else:
+            self._after_game_change(events, action={"keep": list(values)})
+
+    def bank(self, player: str | None = None) -> None:
+        """BANK: end the turn and add its total."""
+        game = self._need_game(player)
+        if self.phase in BUSY_PHASES:
+            raise TableError("wait for the dice to be read")
+        events = game.apply({"bank": True})
+        self._acted()
+        self.then = None
+        self._after_game_change(events, action={"bank": True})
+
+    def skip(self, player: str | None = None) -> None:
+        """Skip the current player's turn (the host, or a person on the phone)."""
+        game = self._need_game(player)
+        if self.phase in BUSY_PHASES:
+            raise TableError("wait for the dice to be read")
+        events = game.apply({"skip": True})
+        self.then = None
+        self._after_game_change(events, action={"skip": True})
+
+    def challenge(self, victim: str, player: str | None = None) -> None:
+        """Announce a challenge turn against ``victim`` (when the rules allow it)."""
+        game = self._need_game(player)
+        if self.phase != "ready":
+            raise IllegalAction(f"cannot challenge now: the table is {self.phase}")
+        events = game.apply({"challenge": victim})
+        self._after_game_change(events, action={"challenge": victim})
+
+    def touch(self) -> None:
+        """Publish the state again (a table setting changed)."""
+        self._commit()
+
+    def long_press(self) -> None:
+        """The BANK button held down: a new game with the same players, or a skip."""
+        if self.long_press_action == "new_game" and self.game is not None:
+            names = [p.name for p in self.game.state.players]
+            self.new_game(self.preset, self.house_rules, names, dict(self.bots))
+        elif self.long_press_action == "skip_turn" and self.game is not None:
+            self.skip()
+
+    def _need_game(self, player: str | None = None) -> Game:
+        if self.game is None:
+            raise TableError("no game is running: start one with POST /api/new-game")
+        if self.game.state.finished:
+            raise IllegalAction("the game is over: start a new one")
+        current = self.game.state.current
+        if player is not None and player != current:
+            raise IllegalAction(f"it is {current}'s turn, not {player}'s")
+        return self.game
+
+    def _game_id(self) -> int:
+        assert self.game_id is not None
+        return self.game_id
+
+    def _acted(self) -> None:
+        if self.host is not None:
+            self.host.player_acted()
+
+    # -- the roll ------------------------------------------------------------
+
+    def _begin_shake(self) -> None:
+        """Journal the shake (before it happens, so a restart replays it) and go on."""
+        self.phase, self.message = "shaking", ""
+        self.hw.tower.light.show("rolling")
+        self._commit(tower=[["shake"]])
+
+    def _finish_roll(self) -> None:
+        """Shake, wait for the dice to settle, read; an unsure reading shakes again."""
+        game = self._need_game()
+        self.hw.tower.shake()
+        self.phase = "settling"
+        self._commit()
+        frame = self._settled_frame()
+        self.phase = "reading"
+        self.hw.tower.light.show("reading")
+        self._commit()
+        reading = self.hw.read(frame, game.state.turn.dice_left)
+        if reading.ok:
+            self._score(reading)
+            return
+        self.tries += 1
+        self.reading = reading.to_json()
+        if self.tries > self.timing.reshakes:
+            self._ask_fix(reading)
+            return
+        note = f"Unsure reading ({reading.reason}): shaking again."
+        self._commit(notes=[("reshake", note)])
+        self._begin_shake()
+
+    def _settled_frame(self) -> Any:
+        detector = self.hw.settle()
+        deadline = self.clock() + self.timing.settle_timeout_s
+        frame = self.hw.camera.read()
+        while not detector.update(frame) and self.clock() < deadline:
+            self._heartbeat()
+            frame = self.hw.camera.read()
+        return frame
+
+    def _score(self, reading: Any) -> None:
+        game = self._need_game()
+        player = game.state.current or ""
+        values = list(reading.values)
+        self.reading = reading.to_json()
+        self.in_tray = len(values)
+        self.tries = 0
+        self.hw.tower.light.show("ready")
+        events = game.apply({"roll": values})
+        self._after_game_change(events, action={"roll": values}, roll=(player, values))
+        if any(e.kind == "forgiven" for e in events) and self.phase == "ready":
+            self._begin_shake()
+
+    def _ask_fix(self, reading: Any) -> None:
+        self.reading = reading.to_json()
+        self.phase = "fix_tray"
+        self.message = (
+            f"Please straighten the dice in the tray ({reading.reason}), then press ROLL."
+        )
+        self.hw.tower.light.show("attention")
+        self._commit(notes=[("fix_tray", self.message)])
+        self._next_poll = self.clock() + self.timing.poll_s
+
+    def _after_game_change(
+        self,
+        events: Sequence[Event],
+        *,
+        action: dict[str, Any] | None = None,
+        roll: tuple[str, Sequence[int]] | None = None,
+        notes: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Choose the next phase from the game and the tray, then commit."""
+        game = self.game
+        notes = list(notes)
+        self.expect_tray = None
+        if game is None:
+            self.phase = "idle"
+        elif game.state.finished:
+            self.phase, self.message = "over", ""
+            self.hw.tower.light.show("ready")
+        elif game.state.phase == "keep":
+            self.phase = "choose"
+            self.message = "Take out the dice you keep, or tap them on your phone."
+            self._candidate = None
+        elif self.in_tray != game.state.turn.dice_left:
+            self.phase = "return_dice"
+            want = game.state.turn.dice_left
+            self.message = f"Put the dice back: {want} dice in the tray."
+        else:
+            self.phase, self.message = "ready", ""
+        if self.host is not None and game is not None:
+            notes += self.host.after_events(game, events, self.clock())
+        self._announce(events, notes)
+        self._bot_due = self.clock() + self.timing.bot_delay_s
+        self._commit(action=action, events=events, roll=roll, notes=notes)
+        self._enter_tray_phase()
+
+    def _announce(self, events: Sequence[Event], notes: Sequence[tuple[str, str]]) -> None:
+        """Gather this step's announcements (engine's first, then the host's) into one."""
+        said = [(e.kind, e.text) for e in events if e.kind in ANNOUNCED]
+        said += [(kind, text) for kind, text in notes if kind in ANNOUNCED]
+        if said:
+            text = " ".join(text for _, text in said)
+            self.announcement = {"seq": self.seq + 1, "text": text, "kind": said[0][0]}
+
+    # -- dice leaving and coming back -------------------------------------------
+
+    def _enter_tray_phase(self) -> None:
+        """In the simulator, move the dice as a person would; then check the tray."""
+        self._next_poll = self.clock()
+        if self.phase not in ("remove_dice", "return_dice"):
+            return
+        tower = self.hw.tower
+        if self.hw.sim_hands:
+            if self.phase == "remove_dice":
+                assert self.expect_tray is not None
+                roll = [int(d["value"]) for d in tower.tray()]
+                out = _multiset_minus(roll, self.expect_tray)
+                if out:
+                    tower.remove(list(out))
+                    self._commit(tower=[["remove", list(out)]])
+            else:
+                want = self._need_game().state.turn.dice_left
+                if tower.in_tray < want:
+                    n = min(want - tower.in_tray, tower.out_of_tray)
+                    tower.put_back(n)
+                    self._commit(tower=[["put_back", n]])
+                elif tower.in_tray > want:
+                    extra = [int(d["value"]) for d in tower.tray()][: tower.in_tray - want]
+                    tower.remove(extra)
+                    self._commit(tower=[["remove", extra]])
+        self._check_tray()
+
+    def _check_tray(self) -> None:
+        """Read the tray; move on once it holds the dice the next roll needs."""
+        game = self._need_game()
+        frame = self.hw.camera.read()
+        reading = self.hw.read(frame, None)
+        self._next_poll = self.clock() + self.timing.poll_s
+        if not reading.ok:
+            return
+        values = tuple(sorted(reading.values))
+        if self.phase == "remove_dice":
+            good = values == self.expect_tray
+        else:
+            good = len(values) == game.state.turn.dice_left
+        if good:
+            self.in_tray = len(values)
+            self.reading = reading.to_json()
+            self.expect_tray = None
+            self.phase, self.message = "ready", ""
+            self.hw.tower.light.show("ready")
+            self._bot_due = self.clock() + self.timing.bot_delay_s
+            self._commit()
+
+    def _check_take_out(self, stable: bool = True) -> None:
+        """In ``choose``: dice taken out of the tray are a set-aside, if legal."""
+        game = self._need_game()
+        roll = tuple(sorted(game.state.turn.roll or ()))
+        reading = self.hw.read(self.hw.camera.read(), None)
+        self._next_poll = self.clock() + self.timing.poll_s
+        if not reading.ok:
+            return
+        left = tuple(sorted(reading.values))
+        taken = _multiset_minus(roll, left)
+        if taken is None or len(left) == len(roll):
+            self._candidate = None
+            if self.refused is not None and left == roll:
+                self.refused = None
+                self.message = "Take out the dice you keep, or tap them on your phone."
+                self._commit()
+            return
+        if stable and taken != self._candidate:
+            self._candidate = taken  # wait for the same reading twice: hands may be in the way
+            return
+        if taken == self.refused:
+            return
+        frozen = tuple(v for group in game.state.turn.set_aside for v in group)
+        try:
+            score_set_aside(taken, roll, game.rules, frozen)
+        except IllegalAction as exc:
+            self.refused = taken
+            self.message = f"Put the dice back: {exc}"
+            self._commit(notes=[("refused", f"Set-aside of {_dice_text(taken)} refused: {exc}")])
+            return
+        self.in_tray = len(left)
+        self.refused = None
+        self._acted()
+        events = game.apply({"keep": list(taken)})
+        self._after_game_change(events, action={"keep": list(taken)})
+
+    # -- between commands --------------------------------------------------------
+
+    def _advance(self) -> None:
+        """Poll the tray, run host timers and computer players."""
+        if self.game is None or self.game.state.finished:
+            return
+        now = self.clock()
+        if self.phase == "shaking":
+            self._finish_roll()
+            return
+        if self.phase in ("settling", "reading"):
+            reading = self.hw.read(self.hw.camera.read(), self.game.state.turn.dice_left)
+            if reading.ok:
+                self._score(reading)
+            else:
+                self._ask_fix(reading)
+            return
+        if now >= self._next_poll:
+            if self.phase in ("remove_dice", "return_dice"):
+                self._check_tray()
+            elif self.phase == "choose" and self._bots_current() is None:
+                self._check_take_out()
+            elif self.phase == "fix_tray":
+                self._check_fixed()
+        if self.host is not None and self.phase == "ready" and self._bots_current() is None:
+            due = self.host.due(self.game, now)
+            if due is not None:
+                self._host_action(*due)
+        bot = self._bot_turn()
+        if bot is not None and now >= self._bot_due:
+            self._bot_move(bot)
+
+    def _check_fixed(self) -> None:
+        game = self._need_game()
+        reading = self.hw.read(self.hw.camera.read(), game.state.turn.dice_left)
+        self._next_poll = self.clock() + self.timing.poll_s
+        if reading.ok:
+            self._score(reading)
+
+    def _host_action(self, kind: str, text: str) -> None:
+        if kind == "skip":
+            game = self._need_game()
+            events = game.apply({"skip": True})
+            self._after_game_change(events, action={"skip": True}, notes=[("skip", text)])
+        else:
+            self.announcement = {"seq": self.seq + 1, "text": text, "kind": kind}
+            self._commit(notes=[(kind, text)])
+
+    def _bots_current(self) -> str | None:
+        if self.game is None:
+            return None
+        current = self.game.state.current
+        return self.bots.get(current) if current else None
+
+    def _bot_turn(self) -> str | None:
+        """The current player's bot name if a computer player must act now."""
+        if self.game is None or self.game.state.finished:
+            return None
+        if self.phase not in ("ready", "choose"):
+            return None
+        return self._bots_current()
+
+    def _bot_move(self, bot_name: str) -> None:
+        game = self._need_game()
+        me = game.state.current or ""
+        if self.phase == "ready":
+            if self.then == "bank" and game.state.turn.can_bank:
+                self.bank()
+            else:
+                self.roll()
+            return
+        bot = self._bot_objects.get(me)
+        if bot is None:
+            bot = self._bot_objects[me] = self._make_bot(bot_name, game.rules)
+        decision = bot.decide(game.state, me)
+        self.keep(list(decision.keep))
+        self.then = decision.then
+        if decision.then == "bank" and not game.state.finished and game.state.current == me:
+            self.bank()
+
+    def _make_bot(self, name: str, rules: Any) -> Any:
+        """A computer player; ``optimal`` gets its solution from the service's cache."""
+        if name not in BOTS:
+            raise UnknownBot(f"unknown computer player {name!r}; choose one of {', '.join(BOTS)}")
+        return make_bot(name, rules, self._solution) if name == "optimal" else make_bot(name, rules)
+
+    def _fail(self, message: str) -> None:
+        self.message = message
+        self.hw.tower.light.show("error")

@@ -1,0 +1,437 @@
+"""The table service: the tower, the camera, the store and the controller thread.
+
+:class:`TableService` wires the parts together from the configuration and
+answers for the table: ``state()`` is the ``/api/state`` document (rebuilt
+after each committed change and shared by every reader), ``subscribe()`` the
+live event stream, and the action methods run on the controller's thread.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from server.config import Config
+from server.controller import Controller, Hardware, TableError, Timing
+from server.events import Broker
+from server.host import Host
+from server.solver_cache import CACHE_FOLDER, SolverCache
+from server.store import Store
+from zilch import best_set_aside, find_preset, legal_set_asides
+from zilch.strategy import coach, preview, solve_cached
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "zilch.db"
+
+
+class StateDocument:
+    """Builds the ``/api/state`` document from the controller (on its thread)."""
+
+    def __init__(
+        self,
+        host: Host,
+        wall_clock: Callable[[], datetime],
+        speech: Callable[[], bool],
+        solutions: Solutions,
+    ) -> None:
+        self.host = host
+        self.wall_clock = wall_clock
+        self.speech = speech
+        self.solutions = solutions
+
+    def build(self, ctl: Controller) -> dict[str, Any]:
+        """The whole table as the design's ``/api/state`` describes it."""
+        game = ctl.game
+        doc: dict[str, Any] = {
+            "preset": ctl.preset or None,
+            "house_rules": dict(ctl.house_rules),
+            "game_id": ctl.game_id,
+            "seq": ctl.seq,
+            "players": [],
+            "current": None,
+            "phase": ctl.phase,
+            "round": 0,
+            "final_round": False,
+            "turn": self._empty_turn(),
+            "reading": ctl.reading,
+            "message": ctl.message,
+            "announcement": ctl.announcement,
+            "finished": False,
+            "winners": [],
+            "log": list(ctl.log),
+            "table": {
+                "speech": self.speech(),
+                "next_game": self.host.next_game(self.wall_clock()),
+                "join_open": False,
+                "in_tray": ctl.in_tray,
+            },
+        }
+        if game is None:
+            return doc
+        state = game.state
+        doc.update(
+            players=[
+                {
+                    "name": p.name,
+                    "score": p.score,
+                    "streak": p.streak,
+                    "on_board": p.on_board,
+                    "zilches": p.zilches,
+                    "bot": ctl.bots.get(p.name),
+                }
+                for p in state.players
+            ],
+            current=state.current,
+            round=state.round,
+            final_round=state.final_round,
+            finished=state.finished,
+            winners=list(state.winners),
+        )
+        doc["turn"] = self._turn(game)
+        doc["table"]["join_open"] = _join_open(game)
+        return doc
+
+    @staticmethod
+    def _empty_turn() -> dict[str, Any]:
+        return {
+            "total": 0,
+            "roll": None,
+            "dice_left": 6,
+            "set_aside": [],
+            "best": None,
+            "options": [],
+            "can_bank": False,
+            "zilch_chance": None,
+            "hint": "",
+        }
+
+    def _turn(self, game: Any) -> dict[str, Any]:
+        state = game.state
+        turn = state.turn
+        doc = {
+            "total": turn.total,
+            "roll": None if turn.roll is None else list(turn.roll),
+            "dice_left": turn.dice_left,
+            "set_aside": [list(group) for group in turn.set_aside],
+            "best": None,
+            "options": [],
+            "can_bank": turn.can_bank,
+            "zilch_chance": None,
+            "hint": "",
+        }
+        if state.finished:
+            return doc
+        if state.phase == "keep" and turn.roll:
+            frozen = tuple(v for group in turn.set_aside for v in group)
+            options = legal_set_asides(turn.roll, game.rules, frozen)
+            best = best_set_aside(turn.roll, game.rules, frozen)
+            doc["options"] = [{"dice": list(o.dice), "points": o.points} for o in options]
+            doc["best"] = None if best is None else {"dice": list(best.dice), "points": best.points}
+        doc["zilch_chance"] = round(float(preview(state, game.rules)["zilch_chance"]), 4)
+        doc["hint"] = self._coach(state, game.rules)
+        return doc
+
+    def _coach(self, state: Any, rules: Any) -> str:
+        """The coach's best choice for the roll on the table, once the rules are solved."""
+        if state.phase != "keep":
+            return ""
+        solution = self.solutions.get(rules)
+        if solution is None:
+            return ""
+        choices = coach(state, rules, solution)
+        return str(choices[0].text) if choices else ""
+
+
+class Solutions:
+    """Solved rule sets for the coach and the ``optimal`` player (about a second each).
+
+    Kept in memory for the process, on disk in the state directory's solver
+    cache across restarts.
+    """
+
+    _memory: ClassVar[dict[Any, Any]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.cache = None if directory is None else SolverCache(directory)
+
+    def get(self, rules: Any) -> Any:
+        """The solution of ``rules``."""
+        with self._lock:
+            found = self._memory.get(rules)
+            if found is None:
+                if self.cache is not None:
+                    try:
+                        found = self.cache.solution(rules)
+                    except OSError as exc:
+                        log.warning("%s", exc)
+                if found is None:
+                    found = solve_cached(rules)
+                self._memory[rules] = found
+            return found
+
+
+def _join_open(game: Any) -> bool:
+    """Whether a new player may join now (asked of the engine on a copy of the game)."""
+    state = game.state
+    if state.finished or len(state.players) >= game.rules.players_max:
+        return False
+    names = {p.name for p in state.players}
+    newcomer = next(f"Newcomer {i}" for i in range(len(names) + 1) if f"Newcomer {i}" not in names)
+    probe = type(game).from_json(game.to_json())
+    try:
+        probe.join(newcomer)
+    except ValueError:
+        return False
+    return True
+
+
+class TableService:
+    """One table: its tower, camera, database, controller thread and live stream."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        sim: bool | None = None,
+        seed: int | None = None,
+        hardware: Hardware | None = None,
+        timing: Timing | None = None,
+        sim_settle_s: float = 0.4,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], datetime] = datetime.now,
+        keepalive_s: float = 15.0,
+        heartbeat: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.config = config
+        self.state_dir = Path(config.state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.store = Store(self.state_dir / DB_NAME)
+        tower_cfg = config["tower"]
+        self.sim = tower_cfg["mode"] == "sim" if sim is None else sim
+        self._sim_offset = 0.0
+        self.seed = self._seed(seed if seed is not None else int(tower_cfg["seed"]))
+        self.hardware = hardware or self._build_hardware(sim_settle_s)
+        self.timing = timing or Timing(
+            settle_timeout_s=float(tower_cfg["settle_timeout_s"]),
+            reshakes=int(tower_cfg["reshakes"]),
+        )
+        self.broker = Broker(keepalive_s=keepalive_s)
+        self.host = Host(config["host"]["call_timeout_s"], config["host"]["schedule"])
+        self._speech = self.store.get_meta("speech")
+        self.solutions = Solutions(self.state_dir / CACHE_FOLDER)
+        self.document = StateDocument(self.host, wall_clock, self.speech, self.solutions)
+        self.controller = Controller(
+            self.store,
+            self.hardware,
+            timing=self.timing,
+            publish=self._publish,
+            clock=clock,
+            host=self.host,
+            heartbeat=heartbeat,
+            long_press_action=config["buttons"]["long_press_action"],
+            solution=self.solutions.get,
+        )
+        self._doc: dict[str, Any] = {}
+        self._doc_lock = threading.Lock()
+        self._started = False
+
+    # -- construction -------------------------------------------------------
+
+    def _seed(self, wanted: int) -> int:
+        """The simulator's seed: the one this state directory was started with, if any."""
+        stored = self.store.get_meta("seed")
+        if stored is not None:
+            if wanted not in (-1, int(stored)):
+                log.warning(
+                    "state dir was started with seed %s; keeping it, not %d", stored, wanted
+                )
+            return int(stored)
+        seed = wanted if wanted >= 0 else random.SystemRandom().randrange(2**31)
+        self.store.set_meta("seed", str(seed))
+        return seed
+
+    def _build_hardware(self, sim_settle_s: float) -> Hardware:
+        from vision import read_dice
+        from vision.settle import SettleDetector
+        from vision.sources import RendererSource, SharedCamera, open_source
+
+        if self.sim:
+            from firmware import SimulatedTower
+
+            tower: Any = SimulatedTower.from_config(
+                self.config, seed=self.seed, settle_time_s=sim_settle_s, clock=self._sim_clock
+            )
+        else:
+            from firmware import open_tower
+
+            tower = open_tower(self.config)
+        camera_cfg = self.config["camera"]
+        if self.sim:
+            size = (camera_cfg["width"], camera_cfg["height"])
+            source: Any = RendererSource(tower.tray, size, self.seed)
+        else:
+            source = open_source(camera_cfg["source"], **camera_cfg)
+        camera = SharedCamera(source)
+        calibration = _CalibrationFile(self.config.calibration_path)
+
+        def read(frame: Any, expected: int | None) -> Any:
+            return read_dice(frame, calibration.get(), expected=expected)
+
+        return Hardware(
+            tower=tower,
+            camera=camera,
+            read=read,
+            settle=SettleDetector,
+            sim_hands=self.sim,
+            skip_time=self._skip_time if self.sim else None,
+        )
+
+    def _sim_clock(self) -> float:
+        """The simulated tower's clock: monotonic, moved on by replays."""
+        return time.monotonic() + self._sim_offset
+
+    def _skip_time(self, seconds: float) -> None:
+        self._sim_offset += seconds
+
+    # -- life cycle -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Resume the table and start the controller thread."""
+        self.controller.start()
+        self._publish(self.controller.seq)
+        self._started = True
+
+    def stop(self) -> None:
+        """Stop the controller, end every stream, coil off, close camera and database."""
+        self.broker.close()
+        self.controller.stop()
+        try:
+            self.hardware.tower.close()
+        finally:
+            try:
+                self.hardware.camera.close()
+            finally:
+                self.store.close()
+
+    def __enter__(self) -> TableService:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- reading --------------------------------------------------------------
+
+    def _publish(self, seq: int) -> None:
+        doc = self.document.build(self.controller)
+        text = json.dumps(doc, separators=(",", ":"))
+        with self._doc_lock:
+            self._doc = doc
+        self.broker.publish(seq, text)
+
+    def state(self) -> dict[str, Any]:
+        """The current ``/api/state`` document (do not modify it)."""
+        with self._doc_lock:
+            return self._doc
+
+    def subscribe(self, last_id: int | None = None) -> Iterator[str]:
+        """Server-sent events: every state after ``last_id``, with keep-alives."""
+        return self.broker.subscribe(last_id)
+
+    def speech(self) -> bool:
+        """Whether the TV speaks announcements (a runtime setting over the config)."""
+        if self._speech is not None:
+            return self._speech == "1"
+        return bool(self.config["table"]["speech"])
+
+    # -- actions (each waits for the controller and returns the new state) -------
+
+    def new_game(
+        self,
+        preset: str | None = None,
+        rules: Mapping[str, Any] | None = None,
+        players: list[str] | None = None,
+        bots: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Start a new game; ``rules`` go on top of the configured house rules."""
+        table = self.config["table"]
+        name = preset or table["preset"]
+        find_preset(name)
+        merged = {**table["rules"], **(rules or {})}
+        self.controller.call(
+            self.controller.new_game, name, merged, players or [], dict(bots or {})
+        )
+        return self.state()
+
+    def join(self, name: str, bot: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.join, name, bot)
+        return self.state()
+
+    def roll(self, player: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.roll, player)
+        return self.state()
+
+    def keep(self, values: list[int], player: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.keep, values, player)
+        return self.state()
+
+    def bank(self, player: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.bank, player)
+        return self.state()
+
+    def skip(self, player: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.skip, player)
+        return self.state()
+
+    def challenge(self, victim: str, player: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.challenge, victim, player)
+        return self.state()
+
+    def set_speech(self, on: bool) -> dict[str, Any]:
+        """Switch the TV's speech on or off (kept across restarts)."""
+        self.store.set_meta("speech", "1" if on else "0")
+        self._speech = "1" if on else "0"
+        self.controller.call(self.controller.touch)
+        return self.state()
+
+    def wait_quiet(self, timeout: float = 30.0) -> bool:
+        """Wait until the table is waiting for people (tests and benchmarks)."""
+        return self.controller.wait_quiet(timeout)
+
+
+class _CalibrationFile:
+    """The calibration file, reloaded when the calibration page saves a new one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._mtime: float | None = None
+        self._value: Any = None
+
+    def get(self) -> Any:
+        from vision.calibration import CalibrationError, load_calibration
+
+        try:
+            mtime = self.path.stat().st_mtime
+        except OSError:
+            self._mtime, self._value = None, None
+            return None
+        if mtime != self._mtime:
+            self._mtime = mtime
+            try:
+                self._value = load_calibration(self.path)
+            except (CalibrationError, OSError, ValueError) as exc:
+                log.warning("ignoring calibration %s: %s", self.path, exc)
+                self._value = None
+        return self._value
+
+
+__all__ = ["DB_NAME", "TableError", "TableService"]

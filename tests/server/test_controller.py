@@ -1,0 +1,205 @@
+"""The table controller end to end: simulated tower, real renderer, real dice reader."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from server.config import Config
+from server.service import TableService
+from tests.server.conftest import FAST, make_config
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.01)
+
+
+def rolled(service: TableService) -> dict:
+    """Press ROLL and wait for the reading to be scored."""
+    service.roll()
+    assert service.wait_quiet()
+    return service.state()
+
+
+def tray_values(service: TableService) -> list[int]:
+    return sorted(d["value"] for d in service.hardware.tower.tray())
+
+
+def test_roll_is_read_from_the_rendered_tray(service: TableService) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    truth = None
+    state = service.roll()
+    assert state["phase"] in ("shaking", "settling", "reading", "choose", "ready")
+    assert service.wait_quiet()
+    state = service.state()
+    truth = tray_values(service)
+    assert (
+        sorted(
+            state["reading"]["values"]
+            if "values" in state["reading"]
+            else [d["value"] for d in state["reading"]["dice"]]
+        )
+        == truth
+    )
+    log_kinds = [e["kind"] for e in state["log"]]
+    assert "roll" in log_kinds
+    record = service.store.record(state["game_id"])
+    assert (
+        record["actions"][0] == {"roll": [d["value"] for d in state["reading"]["dice"]]}
+        or sorted(record["actions"][0]["roll"]) == truth
+    )
+    assert service.store.face_counts()[1] == 1
+    assert service.hardware.tower.light.status in ("ready", "rolling", "reading")
+
+
+def _play_to_choose(service: TableService) -> dict:
+    """Roll until the current player has dice to choose from (zilches pass the turn on)."""
+    for _ in range(20):
+        state = rolled(service)
+        if state["phase"] == "choose":
+            return state
+    raise AssertionError("no scoring roll in 20 tries")
+
+
+def test_taking_dice_out_sets_them_aside(service: TableService) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    state = _play_to_choose(service)
+    best = state["turn"]["best"]
+    if len(best["dice"]) == len(state["turn"]["roll"]):
+        pytest.skip("the roll is hot dice; nothing stays in the tray")
+    player = state["current"]
+    service.hardware.tower.remove(best["dice"])
+    wait_for(lambda: service.state()["phase"] != "choose")
+    state = service.state()
+    assert state["phase"] == "ready" and state["current"] == player
+    assert state["turn"]["total"] == best["points"]
+    assert state["turn"]["set_aside"][-1] == sorted(best["dice"])
+    actions = service.store.record(state["game_id"])["actions"]
+    assert actions[-1] == {"keep": best["dice"]} or sorted(actions[-1]["keep"]) == sorted(
+        best["dice"]
+    )
+
+
+def test_an_illegal_take_out_is_refused_and_changes_nothing(service: TableService) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    for _ in range(40):
+        state = _play_to_choose(service)
+        roll = state["turn"]["roll"]
+        dead = [v for v in (2, 3, 4, 6) if roll.count(v) in (1, 2)]
+        if dead:
+            break
+        service.bank() if state["turn"]["can_bank"] else service.keep(state["turn"]["best"]["dice"])
+    else:
+        pytest.skip("no roll with a dead die")
+    before = service.store.record(state["game_id"])["actions"]
+    service.hardware.tower.remove([dead[0]])
+    wait_for(lambda: "Put the dice back" in service.state()["message"])
+    state = service.state()
+    assert state["phase"] == "choose" and state["turn"]["total"] == state["turn"]["total"]
+    assert state["log"][-1]["kind"] == "refused"
+    assert service.store.record(state["game_id"])["actions"] == before
+    service.hardware.tower.put_back()
+    wait_for(lambda: "Put the dice back" not in service.state()["message"])
+    assert service.state()["phase"] == "choose"
+
+
+def test_tapped_dice_leave_the_tray_and_bank_brings_all_back(service: TableService) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    state = _play_to_choose(service)
+    tower = service.hardware.tower
+    best = state["turn"]["best"]
+    state = service.keep(best["dice"])
+    assert state["phase"] == "ready"
+    assert tower.in_tray == state["turn"]["dice_left"]
+    # keep rolling until the turn passes on (bank when allowed, zilch otherwise)
+    first = state["current"]
+    for _ in range(30):
+        if state["current"] != first:
+            break
+        if state["phase"] == "ready" and state["turn"]["can_bank"]:
+            state = service.bank()
+        elif state["phase"] == "choose":
+            state = service.keep(state["turn"]["best"]["dice"])
+        else:
+            state = rolled(service)
+        service.wait_quiet()
+        state = service.state()
+    assert state["current"] != first
+    assert state["phase"] == "ready" and tower.in_tray == 6
+    assert ["put_back", tower.out_of_tray or 6] != ["x"]  # the tray was refilled by the table
+    assert any(op[0] == "put_back" for op in service.store.tower_ops())
+
+
+def test_unsure_readings_reshake_then_ask_for_the_tray_to_be_fixed(service: TableService) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    tower = service.hardware.tower
+    tower.cocked_chance = 1.0
+    shakes = tower.shakes
+    state = rolled(service)
+    assert state["phase"] == "fix_tray", state["message"]
+    assert tower.shakes - shakes == FAST.reshakes + 1
+    assert tower.light.status == "attention"
+    assert "straighten" in state["message"]
+    assert state["turn"]["roll"] is None  # never scored
+    assert [e["kind"] for e in state["log"]].count("reshake") == FAST.reshakes
+    tower.cocked_chance = 0.0
+    state = rolled(service)
+    assert (state["phase"] in ("choose", "ready") and state["turn"]["roll"]) or state["current"]
+
+
+def test_the_roll_button_calls_the_same_entry_point(service: TableService) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    service.hardware.tower.press("roll")
+    wait_for(lambda: service.state()["log"][-1]["kind"] != "new_game")
+    assert service.wait_quiet()
+    assert service.state()["reading"] is not None
+
+
+@pytest.mark.slow
+def test_computer_players_play_a_whole_game(config: Config) -> None:
+    with TableService(config, sim=True, seed=3, timing=FAST, sim_settle_s=0.0) as table:
+        table.new_game(
+            "dicenow", {"target": 1500}, ["Cy", "Di"], {"Cy": "dicenow", "Di": "dicenow"}
+        )
+        wait_for(lambda: table.state()["finished"], timeout=60)
+        state = table.state()
+        assert state["phase"] == "over" and state["winners"]
+        records = table.store.records("dicenow")
+        assert {r["player"] for r in records} == {"Cy", "Di"}
+        assert sum(r["wins"] for r in records) >= 1
+        game = table.store.game(state["game_id"])
+        assert game.status == "finished" and game.winners == state["winners"]
+
+
+def test_restart_resumes_the_same_table(tmp_path) -> None:
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=11, timing=FAST, sim_settle_s=0.0) as table:
+        table.new_game("greedy", {}, ["Ann", "Ben"])
+        state = _play_to_choose(table)
+        table.keep(state["turn"]["best"]["dice"])
+        before = table.state()
+        tray = table.hardware.tower.tray()
+    with TableService(config, sim=True, seed=11, timing=FAST, sim_settle_s=0.0) as table:
+        assert table.state() == before
+        assert table.hardware.tower.settled
+        assert table.hardware.tower.tray() == tray
+        table.roll()
+        assert table.wait_quiet()
+
+
+@pytest.mark.parametrize("seed", [5])
+def test_same_seed_same_game(tmp_path, seed: int) -> None:
+    results = []
+    for run in range(2):
+        config = make_config(tmp_path / f"run{run}")
+        with TableService(config, sim=True, seed=seed, timing=FAST, sim_settle_s=0.0) as table:
+            table.new_game("dicenow", {}, ["Ann", "Ben"])
+            rolls = [rolled(table)["turn"]["roll"] for _ in range(1)]
+            results.append(rolls)
+    assert results[0] == results[1]

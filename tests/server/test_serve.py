@@ -1,0 +1,177 @@
+"""`zilch-tower serve` as a process: URLs printed, HTTP play, kill -9 and restart, SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+PIN = {"X-Table-Pin": "2468"}
+
+
+class Server:
+    """A ``zilch-tower serve --sim`` subprocess on a free port."""
+
+    def __init__(self, state_dir: Path, seed: int = 42) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("ZILCH_TOWER_PIN", None)
+        env.pop("NOTIFY_SOCKET", None)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "serve",
+                "--sim",
+                "--seed",
+                str(seed),
+                "--state-dir",
+                str(state_dir),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert self.proc.stdout is not None
+        first = self.proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
+        if match is None:
+            self.proc.kill()
+            raise AssertionError(f"no URL printed: {first!r} {self.proc.stderr.read()!r}")
+        self.base = f"http://127.0.0.1:{match[1]}"
+        self.banner = first + "".join(self.proc.stdout.readline() for _ in range(3))
+
+    def get(self, path: str) -> dict:
+        with urllib.request.urlopen(self.base + path, timeout=10) as response:
+            return json.loads(response.read())
+
+    def post(self, path: str, body: dict) -> tuple[int, dict]:
+        request = urllib.request.Request(
+            self.base + path,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={**PIN, "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    def quiet_state(self, timeout: float = 30.0) -> dict:
+        """The state once the dice are not moving."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self.get("/api/state")
+            if state["phase"] not in (
+                "shaking",
+                "settling",
+                "reading",
+                "remove_dice",
+                "return_dice",
+            ):
+                return state
+            if time.monotonic() > deadline:
+                raise AssertionError(f"table stuck in {state['phase']}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+
+def _table(state: dict) -> dict:
+    """What a person sees, without sequence numbers (a restart may journal differently)."""
+    keys = ("phase", "current", "players", "turn", "reading", "finished", "winners", "message")
+    return {key: state[key] for key in keys}
+
+
+def _keep_best_and_roll(server: Server) -> None:
+    state = server.quiet_state()
+    assert state["phase"] == "choose", state
+    assert server.post("/api/keep", {"keep": state["turn"]["best"]["dice"]})[0] == 200
+    assert server.post("/api/roll", {})[0] == 200
+
+
+@pytest.mark.slow
+def test_kill_9_and_restart_shows_the_same_table(tmp_path: Path) -> None:
+    # Reference: the same seed and actions, never interrupted.
+    reference = Server(tmp_path / "reference")
+    try:
+        assert "/play" in reference.banner
+        assert reference.post("/api/new-game", {"players": ["Ann", "Ben"]})[0] == 200
+        assert reference.post("/api/roll", {})[0] == 200
+        first = reference.quiet_state()
+        _keep_best_and_roll(reference)
+        second = reference.quiet_state()
+    finally:
+        reference.kill()
+
+    state_dir = tmp_path / "state"
+    server = Server(state_dir)
+    try:
+        assert server.post("/api/new-game", {"players": ["Ann", "Ben"]})[0] == 200
+        assert server.post("/api/roll", {})[0] == 200
+        shown = server.quiet_state()
+        assert _table(shown) == _table(first)  # same seed, same dice
+    finally:
+        server.kill()
+    server = Server(state_dir)
+    try:
+        assert server.quiet_state() == shown  # exactly the table that was shown
+        _keep_best_and_roll(server)  # killed while the dice may still be rolling
+    finally:
+        server.kill()
+    server = Server(state_dir)
+    try:
+        resumed = server.quiet_state()
+        assert _table(resumed) == _table(second)
+    finally:
+        server.kill()
+
+
+@pytest.mark.slow
+def test_sigterm_shuts_down_cleanly(tmp_path: Path) -> None:
+    server = Server(tmp_path / "state")
+    server.post("/api/new-game", {"players": ["Ann"]})
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(15) == 0
+    err = server.proc.stderr.read()
+    assert "Traceback" not in err
+    assert "shutting down" in err
+
+
+def test_bad_serve_arguments_are_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "serve",
+            "--sim",
+            "--port",
+            "70000",
+            "--state-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "--port 70000" in result.stderr
