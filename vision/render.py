@@ -317,7 +317,7 @@ def _shade(color: Color, gain: float) -> Color:
     )
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _noise_bank(width: int, height: int, sigma10: int) -> tuple[Frame, Frame]:
     """Gaussian noise larger than a frame, split in its positive and negative parts.
 
@@ -496,7 +496,7 @@ def _lighting(
     return np.asarray(full), glare
 
 
-@functools.lru_cache(maxsize=6)
+@functools.lru_cache(maxsize=4)  # about 3 MB per 640x480 scene
 def _scene(
     size: tuple[int, int], seed: int, style: RenderStyle, tray_mm: tuple[float, float]
 ) -> _Scene:
