@@ -61,3 +61,17 @@ def test_optimal_bot_plays_its_final_turn_to_get_ahead() -> None:
     assert bot.decide_view(TurnView((1, 2, 3, 4), total=1000)).then == "bank"
     # Ahead with a bankable total: take the most points and bank.
     assert bot.decide_view(TurnView((1, 5, 2, 3), total=1150, **final)) == Decision((1, 5), "bank")
+
+
+def test_coach_on_a_final_turn_ranks_by_the_chance_of_getting_ahead() -> None:
+    from zilch.strategy import coach_view, solve_cached
+
+    view = TurnView((1, 5, 2, 3), total=1000, score=9000, opponent=10200, final=True)
+    choices = coach_view(view, DICENOW, solve_cached(DICENOW))
+    assert all(0.0 <= c.value <= 1.0 for c in choices)
+    banks = [c for c in choices if c.then == "bank"]
+    assert banks and all(c.value == 0.0 for c in banks)  # 1,150 is not ahead of 10,200
+    assert choices[0].then == "roll" and choices[0].text.endswith("to get ahead")
+    assert make_bot("optimal", DICENOW).decide_view(view) == Decision(
+        choices[0].keep, choices[0].then
+    )

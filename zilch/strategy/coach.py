@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from zilch.rules import RuleSet
 from zilch.scoring import SetAside
+from zilch.strategy.final import FinalTurn, solve_final_turn
 from zilch.strategy.solution import Solution
 from zilch.strategy.view import StateLike, Then, TurnView, dice_left_after, options_of, view_of
 
@@ -20,7 +21,12 @@ NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 @dataclass(frozen=True)
 class Choice:
-    """One legal choice: ``keep`` these dice, ``then`` roll or bank; ``value`` in points."""
+    """One legal choice: ``keep`` these dice, ``then`` roll or bank.
+
+    ``value`` is in points (expected final turn value), or on a final turn the
+    chance (0..1) of getting ahead; ``zilch_chance`` is the chance the turn
+    ends without a bank (without getting ahead, on a final turn).
+    """
 
     keep: tuple[int, ...]
     then: Then
@@ -43,8 +49,18 @@ class Choice:
         }
 
 
-def describe(keep: tuple[int, ...], then: Then, total: int, dice_left: int, value: float) -> str:
-    """A choice as a person says it: "keep the 1 and roll five: 512"."""
+def describe(
+    keep: tuple[int, ...],
+    then: Then,
+    total: int,
+    dice_left: int,
+    value: float,
+    *,
+    final: bool = False,
+) -> str:
+    """A choice as a person says it: "keep the 1 and roll five: 512".
+
+    On a final turn the value is a chance: "keep the 1 and roll five: 34% to get ahead"."""
     if not keep:
         kept = "take the nothing bonus"
     elif len(keep) == 1:
@@ -57,14 +73,27 @@ def describe(keep: tuple[int, ...], then: Then, total: int, dice_left: int, valu
         action = "take the free roll"
     else:
         action = f"roll {NUMBER_WORDS[dice_left]}"
+    if final:
+        return f"{kept} and {action}: {value:.0%} to get ahead"
     return f"{kept} and {action}: {round(value):,}"
 
 
 def coach_view(view: TurnView, rules: RuleSet, solution: Solution) -> list[Choice]:
-    """Every (set-aside, then) choice for the view's roll, sorted best first."""
+    """Every (set-aside, then) choice for the view's roll, sorted best first.
+
+    On a final turn the value of a choice is its chance of getting strictly
+    ahead of the best other score (0..1, shown as a percentage), since points
+    beyond that no longer matter.
+    """
     choices: list[Choice] = []
+    final = None
+    if view.final:
+        final = solve_final_turn(rules, view.opponent + 1 - view.score, view.on_board)
     for option in options_of(view, rules):
-        choices.extend(_choices_for(view, option, solution))
+        if final is not None:
+            choices.extend(_final_choices_for(view, option, final))
+        else:
+            choices.extend(_choices_for(view, option, solution))
     choices.sort(key=lambda c: (-c.value, -c.points, len(c.keep), c.then))
     return choices
 
@@ -80,6 +109,20 @@ def _choices_for(view: TurnView, option: SetAside, solution: Solution) -> list[C
     if not solution.must_roll(total, left, view.on_board):
         text = describe(option.dice, "bank", total, left, total)
         found.append(Choice(option.dice, "bank", float(total), option.points, left, 0.0, text))
+    return found
+
+
+def _final_choices_for(view: TurnView, option: SetAside, final: FinalTurn) -> list[Choice]:
+    total = view.total + option.points
+    left = dice_left_after(view, option)
+    found: list[Choice] = []
+    chance = final.roll_chance(total, left or 6)
+    text = describe(option.dice, "roll", total, left, chance, final=True)
+    found.append(Choice(option.dice, "roll", chance, option.points, left, 1.0 - chance, text))
+    if final.can_bank(total, left):
+        won = 1.0 if total >= final.goal else 0.0
+        text = describe(option.dice, "bank", total, left, won, final=True)
+        found.append(Choice(option.dice, "bank", won, option.points, left, 0.0, text))
     return found
 
 
