@@ -328,18 +328,41 @@ class Controller:
         log.info("resumed table at seq %d, phase %s", seq, self.phase)
 
     def _replay_tower(self, ops: Sequence[list[Any]]) -> None:
+        """Repeat the journaled tower operations on a fresh simulated tower (same seed)."""
         tower = self.hw.tower
         for op in ops:
-            if op[0] == "shake":
-                if self.hw.skip_time is not None:
-                    self.hw.skip_time(3600.0)
-                tower.shake()
-            elif op[0] == "remove":
-                tower.remove(op[1])
-            elif op[0] == "put_back":
-                tower.put_back(op[1])
+            try:
+                if op[0] == "shake":
+                    if self.hw.skip_time is not None:
+                        self.hw.skip_time(3600.0)
+                    tower.shake()
+                elif op[0] == "remove":
+                    tower.remove(op[1])
+                elif op[0] == "put_back":
+                    tower.put_back(min(int(op[1]), tower.out_of_tray))
+            except ValueError as exc:  # dice moved outside the journal; the tray check recovers
+                log.warning("cannot replay tower operation %s: %s", op, exc)
         if ops and self.hw.skip_time is not None:
             self.hw.skip_time(3600.0)
+
+    def move_sim_dice(self, take_out: bool) -> None:
+        """Simulator only, between games: take every die out of the tray, or put all back."""
+        if not self.hw.sim_hands:
+            raise TableError("only the simulated tower has helper hands; move the dice")
+        if self.phase not in ("idle", "over"):
+            raise TableError("a game is running: move the dice between games")
+        tower = self.hw.tower
+        if take_out:
+            values = [int(d["value"]) for d in tower.tray()]
+            if values:
+                tower.remove(values)
+                self.in_tray = 0
+                self._commit(tower=[["remove", values]])
+        elif tower.out_of_tray:
+            n = tower.out_of_tray
+            tower.put_back(n)
+            self.in_tray = tower.in_tray
+            self._commit(tower=[["put_back", n]])
 
     # -- commands (run on the controller thread) --------------------------------
 
@@ -358,6 +381,8 @@ class Controller:
         self.game = game
         self.preset, self.house_rules, self.bots = preset, dict(rules), dict(bots)
         self._bot_objects = {}
+        if self.hw.sim_hands:
+            self.in_tray = self.hw.tower.in_tray
         self.then = None
         self.refused = None
         self.announcement = None

@@ -396,6 +396,16 @@ class TableService:
         self.controller.call(self.controller.challenge, victim, player)
         return self.state()
 
+    def sim_take_out(self) -> dict[str, Any]:
+        """Simulator, between games: take every die out of the tray (journaled)."""
+        self.controller.call(self.controller.move_sim_dice, True)
+        return self.state()
+
+    def sim_put_back(self) -> dict[str, Any]:
+        """Simulator, between games: put every die back into the tray (journaled)."""
+        self.controller.call(self.controller.move_sim_dice, False)
+        return self.state()
+
     def set_speech(self, on: bool) -> dict[str, Any]:
         """Switch the TV's speech on or off (kept across restarts)."""
         self.store.set_meta("speech", "1" if on else "0")

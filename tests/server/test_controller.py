@@ -33,29 +33,18 @@ def tray_values(service: TableService) -> list[int]:
 
 def test_roll_is_read_from_the_rendered_tray(service: TableService) -> None:
     service.new_game("dicenow", {}, ["Ann", "Ben"])
-    truth = None
     state = service.roll()
-    assert state["phase"] in ("shaking", "settling", "reading", "choose", "ready")
+    assert state["phase"] == "shaking"  # answered as soon as the shake began
     assert service.wait_quiet()
     state = service.state()
     truth = tray_values(service)
-    assert (
-        sorted(
-            state["reading"]["values"]
-            if "values" in state["reading"]
-            else [d["value"] for d in state["reading"]["dice"]]
-        )
-        == truth
-    )
-    log_kinds = [e["kind"] for e in state["log"]]
-    assert "roll" in log_kinds
+    assert state["reading"]["ok"]
+    assert sorted(d["value"] for d in state["reading"]["dice"]) == truth
+    assert [e["kind"] for e in state["log"]].count("roll") == 1
     record = service.store.record(state["game_id"])
-    assert (
-        record["actions"][0] == {"roll": [d["value"] for d in state["reading"]["dice"]]}
-        or sorted(record["actions"][0]["roll"]) == truth
-    )
+    assert record is not None and sorted(record["actions"][0]["roll"]) == truth
     assert service.store.face_counts()[1] == 1
-    assert service.hardware.tower.light.status in ("ready", "rolling", "reading")
+    assert service.hardware.tower.light.status == "ready"
 
 
 def _play_to_choose(service: TableService) -> dict:
@@ -81,9 +70,7 @@ def test_taking_dice_out_sets_them_aside(service: TableService) -> None:
     assert state["turn"]["total"] == best["points"]
     assert state["turn"]["set_aside"][-1] == sorted(best["dice"])
     actions = service.store.record(state["game_id"])["actions"]
-    assert actions[-1] == {"keep": best["dice"]} or sorted(actions[-1]["keep"]) == sorted(
-        best["dice"]
-    )
+    assert sorted(actions[-1]["keep"]) == sorted(best["dice"])
 
 
 def test_an_illegal_take_out_is_refused_and_changes_nothing(service: TableService) -> None:
@@ -100,9 +87,9 @@ def test_an_illegal_take_out_is_refused_and_changes_nothing(service: TableServic
     before = service.store.record(state["game_id"])["actions"]
     service.hardware.tower.remove([dead[0]])
     wait_for(lambda: "Put the dice back" in service.state()["message"])
-    state = service.state()
-    assert state["phase"] == "choose" and state["turn"]["total"] == state["turn"]["total"]
-    assert state["log"][-1]["kind"] == "refused"
+    refused = service.state()
+    assert refused["phase"] == "choose" and refused["turn"] == state["turn"]
+    assert refused["log"][-1]["kind"] == "refused"
     assert service.store.record(state["game_id"])["actions"] == before
     service.hardware.tower.put_back()
     wait_for(lambda: "Put the dice back" not in service.state()["message"])
@@ -132,7 +119,6 @@ def test_tapped_dice_leave_the_tray_and_bank_brings_all_back(service: TableServi
         state = service.state()
     assert state["current"] != first
     assert state["phase"] == "ready" and tower.in_tray == 6
-    assert ["put_back", tower.out_of_tray or 6] != ["x"]  # the tray was refilled by the table
     assert any(op[0] == "put_back" for op in service.store.tower_ops())
 
 
@@ -150,7 +136,19 @@ def test_unsure_readings_reshake_then_ask_for_the_tray_to_be_fixed(service: Tabl
     assert [e["kind"] for e in state["log"]].count("reshake") == FAST.reshakes
     tower.cocked_chance = 0.0
     state = rolled(service)
-    assert (state["phase"] in ("choose", "ready") and state["turn"]["roll"]) or state["current"]
+    assert state["phase"] in ("choose", "ready")
+    assert tower.light.status == "ready"
+    assert any(e["kind"] == "roll" for e in state["log"])
+
+
+def test_dice_taken_out_between_games_come_back_for_the_next(service: TableService) -> None:
+    tower = service.hardware.tower
+    service.sim_take_out()
+    assert tower.in_tray == 0
+    state = service.new_game("dicenow", {}, ["Ann", "Ben"])
+    assert state["phase"] == "ready" and tower.in_tray == 6
+    with pytest.raises(ValueError, match="between games"):
+        service.sim_take_out()
 
 
 def test_the_roll_button_calls_the_same_entry_point(service: TableService) -> None:
