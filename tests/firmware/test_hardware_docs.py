@@ -1,0 +1,97 @@
+"""hardware/: the pin table, the wiring diagram and the model agree with the config defaults."""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from firmware import DIE_MM, TRAY_MM
+from firmware.pins import HEADER_PIN, ROLES
+from server.config import SCHEMA
+
+HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def _defaults() -> dict[str, int]:
+    return {role: SCHEMA["pins"][role].default for role in ROLES}
+
+
+def _readme_rows() -> list[list[str]]:
+    text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Pin table", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in section.splitlines()]
+    return [[cell.strip() for cell in row] for row in rows if len(row) == 5]
+
+
+def _header_name(pin: int) -> str:
+    header = MockFactory().board_info.headers["J8"]
+    return str(header.pins[pin].name)
+
+
+def _svg_texts() -> dict[str, str]:
+    root = ET.parse(HARDWARE / "wiring.svg").getroot()
+    return {el.get("id", ""): "".join(el.itertext()) for el in root.iter(f"{SVG_NS}text")}
+
+
+def test_readme_pin_table_matches_the_config_defaults() -> None:
+    rows = {row[1].strip("`"): row for row in _readme_rows() if row[1].startswith("`pins.")}
+    assert set(rows) == {f"pins.{role}" for role in ROLES}
+    for role, bcm in _defaults().items():
+        _, _, bcm_cell, header_cell, _ = rows[f"pins.{role}"]
+        assert int(bcm_cell.split()[0]) == bcm, role
+        if bcm == -1:
+            assert header_cell == "-"
+        else:
+            assert int(header_cell) == HEADER_PIN[bcm]
+            assert _header_name(int(header_cell)) == f"GPIO{bcm}"
+
+
+def test_readme_ground_pins_are_ground() -> None:
+    grounds = [int(row[3]) for row in _readme_rows() if row[0].startswith("Ground")]
+    assert len(grounds) == 2
+    assert all(_header_name(pin) == "GND" for pin in grounds)
+
+
+def test_svg_labels_match_the_config_defaults() -> None:
+    texts = _svg_texts()
+    for role, bcm in _defaults().items():
+        if bcm == -1:
+            assert f"pin-{role}" not in texts  # drawn dashed as an option, not as a default
+            continue
+        label = texts[f"pin-{role}"]
+        assert label == f"GPIO{bcm} (pin {HEADER_PIN[bcm]})", role
+
+
+def test_svg_grounds_match_the_readme() -> None:
+    texts = _svg_texts()
+    svg_grounds = {
+        int(m[1]) for t in texts.values() if (m := re.fullmatch(r"GND \(pin (\d+)\)", t))
+    }
+    readme_grounds = {int(row[3]) for row in _readme_rows() if row[0].startswith("Ground")}
+    assert svg_grounds == readme_grounds
+
+
+@pytest.mark.parametrize(("name", "value"), [("tray_w", TRAY_MM[0]), ("tray_d", TRAY_MM[1])])
+def test_model_tray_matches_the_firmware(name: str, value: float) -> None:
+    scad = (HARDWARE / "tower.scad").read_text(encoding="utf-8")
+    match = re.search(rf"^{name} = ([\d.]+);", scad, re.MULTILINE)
+    assert match is not None and float(match[1]) == value
+
+
+def test_camera_arithmetic_in_the_readme() -> None:
+    """The die sizes the README quotes follow from the field of view and the tray."""
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    half_v = math.tan(math.radians(41 / 2))
+    height = (TRAY_MM[1] + 15) / 2 / half_v
+    width_seen = 2 * height * half_v * 4 / 3
+    scad = (HARDWARE / "tower.scad").read_text(encoding="utf-8")
+    assert f"lens_height = {math.ceil(height) + 1};" in scad
+    for pixels in (640, 1296):
+        die_px = round(DIE_MM * pixels / width_seen)
+        assert f"**{die_px} px**" in readme
