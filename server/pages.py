@@ -27,19 +27,11 @@ bp = Blueprint(
     static_url_path="/assets",
 )
 
-DEFAULT_PIN = "2468"
-
 
 def table_settings() -> Mapping[str, Any]:
-    """The ``[table]`` section of the service's configuration (defaults without a service)."""
+    """The ``[table]`` section of the configuration the app was made with."""
     service = current_app.extensions.get("zilch_tower")
-    config = getattr(service, "config", None)
-    if config is None:
-        config = current_app.config.get("ZILCH_TOWER_CONFIG")
-    if config is None:
-        from server.config import load_config
-
-        config = load_config(env={})
+    config = service.config if service is not None else current_app.config["ZILCH_TOWER_CONFIG"]
     table: Mapping[str, Any] = config["table"]
     return table
 
@@ -94,13 +86,13 @@ def tv() -> str:
     """The 10-foot TV display."""
     table = table_settings()
     play_url = phone_base_url(request.host_url) + "play"
-    pin = str(table.get("pin", DEFAULT_PIN))
+    pin = str(table["pin"])
     return render_template(
         "tv.html",
         play_url=play_url,
         qr=qr_svg(f"{play_url}#pin={pin}"),
         pin=pin,
-        speech=bool(table.get("speech", True)),
+        speech=bool(table["speech"]),
     )
 
 
@@ -124,8 +116,8 @@ def play() -> str:
     table = table_settings()
     return render_template(
         "play.html",
-        names=[str(n) for n in table.get("players", [])],
-        preset=str(table.get("preset", "")),
+        names=[str(n) for n in table["players"]],
+        preset=str(table["preset"]),
         presets=preset_names(),
         bots=bot_names(),
     )

@@ -109,7 +109,7 @@
     const test = $("test-result");
     test.textContent = status.test ? status.test.words : "";
     test.className = "test-result" + (status.test ? (status.test.ok ? " ok" : " bad") : "");
-    $("lock-state").textContent = status.exposure_locked ? "Locked." : "";
+    $("lock-state").textContent = status.lock_note || "";
     $("saved").textContent = status.saved ? "Saved to " + status.saved + ". The tower uses it now." : "";
   }
 

@@ -218,7 +218,11 @@
     const idle = state.phase === "idle" || !(state.players || []).length;
     const joined = me && (state.players || []).some((p) => p.name === me);
     const joinOpen = !state.table || state.table.join_open !== false;
-    $("join-panel").hidden = idle || joined || state.finished || !joinOpen;
+    $("join-panel").hidden = idle || joined || state.finished;
+    $("join-form").dataset.open = joinOpen ? "true" : "false";
+    $("join-help").textContent = joinOpen
+      ? "Type your name: if you are not playing yet, you join the game."
+      : "Type your name to play from this phone. This game takes no new players now.";
     $("scores-panel").hidden = idle;
     if (idle || state.finished) $("new-game-panel").open = true;
     renderDice();
@@ -248,7 +252,7 @@
         bot: row.querySelector(".bot-kind").value,
       }))
       .filter((b) => b.name);
-    return { preset: $("ng-preset").value, players, bots };
+    return { preset: $("ng-preset").value, players: [...players, ...bots] };
   }
 
   $("pin-form").addEventListener("submit", (ev) => {
@@ -269,6 +273,13 @@
     const name = $("join-name").value.trim();
     if (!name) {
       showError("Type your name to join.");
+      return;
+    }
+    if (state && (state.players || []).some((p) => p.name === name)) {
+      storage(NAME_KEY, name);
+      showError("");
+      showNotice("This phone plays as " + name + ".");
+      render(state);
       return;
     }
     act("/api/join", { join: name }, () => {
@@ -296,7 +307,7 @@
   $("new-game-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const body = newGameBody();
-    if (body.players.length + body.bots.length < 1) {
+    if (body.players.length < 1) {
       showError("Name at least one player for the new game.");
       return;
     }

@@ -82,7 +82,7 @@
         (player.zilches === 1 ? "" : "es")));
     }
     return h("li", {
-      class: "player" + (current ? " current" : "") + (winner ? " winner" : ""),
+      class: "player" + (current ? " current" : "") + (winner ? " won" : ""),
       "data-player": player.name,
     },
       h("div", { class: "player-row" },
@@ -129,19 +129,23 @@
 
   /* ---------- announcements ---------- */
 
-  function showAnnouncement(announcement, fresh) {
+  function showAnnouncement(announcement, fresh, finished) {
     const box = $("announcement");
     if (!announcement || !announcement.text) return;
     if (announcement.seq === lastAnnouncementSeq) return;
     const first = lastAnnouncementSeq === null;
     lastAnnouncementSeq = announcement.seq;
     if (first && !fresh) return;  /* an old announcement from before this page loaded */
+    speak(announcement.text);
+    clearTimeout(announcementTimer);
+    if (finished) {
+      box.hidden = true;  /* the winner banner says it already */
+      return;
+    }
     box.replaceChildren(h("div", { class: "announcement-text" }, announcement.text));
     box.dataset.kind = announcement.kind || "";
     box.hidden = false;
-    clearTimeout(announcementTimer);
     announcementTimer = setTimeout(() => { box.hidden = true; }, ANNOUNCEMENT_MS);
-    speak(announcement.text);
   }
 
   /* ---------- idle screen ---------- */
@@ -196,6 +200,7 @@
 
   function render(state, fresh) {
     root.dataset.phase = state.phase || "";
+    root.classList.toggle("finished", Boolean(state.finished));
     root.dataset.seq = state.seq === undefined ? "" : String(state.seq);
     if (state.table && typeof state.table.speech === "boolean") {
       serverSpeech = state.table.speech;
@@ -210,7 +215,7 @@
       leaveIdle();
       renderGame(state);
     }
-    showAnnouncement(state.announcement, fresh);
+    showAnnouncement(state.announcement, fresh, Boolean(state.finished));
     renderWinner(state);
   }
 
@@ -225,7 +230,7 @@
 
     $("current").textContent = state.finished ? "Game over"
       : state.current ? state.current : "";
-    $("phase").textContent = PHASES[state.phase] || "";
+    $("phase").textContent = state.finished ? "" : PHASES[state.phase] || "";
 
     const message = $("message");
     message.textContent = state.message || "";

@@ -1,8 +1,9 @@
 """A stand-in table for working on the pages: serves them with example state documents.
 
 Run ``python tests/browser/harness.py [PORT]`` and open ``/``; switch the
-table to another document with ``/harness/use/NAME`` and every open page
-receives it through the event stream, as from the real service. The
+table to another document with ``/harness/use/NAME`` (or announce something
+with ``/harness/announce?text=...``) and every open page receives it through
+the event stream, as from the real service. The
 documents follow the /api/state example of docs/architecture.md.
 """
 
@@ -16,9 +17,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 
 from server import pages
+from server.config import load_config
 
 PLAYERS = [
     {"name": "Ann", "score": 3250, "streak": 0, "on_board": True, "zilches": 1, "bot": None},
@@ -152,6 +154,7 @@ RECORDS = [
 def make_app() -> Flask:
     """The pages' blueprint plus a fake ``/api/state``, ``/api/events`` and ``/api/records``."""
     app = Flask(__name__)
+    app.config["ZILCH_TOWER_CONFIG"] = load_config(env={})
     app.register_blueprint(pages.bp)
     current = {"state": copy.deepcopy(CHOOSE)}
     listeners: list[queue.Queue[dict[str, Any]]] = []
@@ -165,17 +168,24 @@ def make_app() -> Flask:
     def records() -> Response:
         return jsonify({"records": RECORDS})
 
-    @app.get("/harness/use/<name>")
-    def use(name: str) -> Response:
-        doc = copy.deepcopy(STATES[name])
+    def publish(doc: dict[str, Any]) -> Response:
         with lock:
             doc["seq"] = current["state"].get("seq", 0) + 1
-            if doc.get("announcement"):
-                doc["announcement"]["seq"] = doc["seq"]
             current["state"] = doc
             for q in listeners:
                 q.put(doc)
         return jsonify({"seq": doc["seq"]})
+
+    @app.get("/harness/use/<name>")
+    def use(name: str) -> Response:
+        return publish(copy.deepcopy(STATES[name]))
+
+    @app.get("/harness/announce")
+    def announce() -> Response:
+        doc = copy.deepcopy(current["state"])
+        seq = doc.get("seq", 0) + 1
+        doc["announcement"] = {"seq": seq, "text": request.args["text"], "kind": "call"}
+        return publish(doc)
 
     @app.get("/api/events")
     def events() -> Response:

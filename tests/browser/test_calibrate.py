@@ -1,0 +1,122 @@
+"""The calibration page in Chromium and its endpoints, against the real simulated service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from conftest import ADMIN_PIN, LiveTable
+
+from vision.calibration import load_calibration
+
+
+def admin(method: str, client: Any, path: str, pin: str | None = ADMIN_PIN) -> Any:
+    """A request to the calibration API through the Flask test client."""
+    headers = {"X-Admin-Pin": pin} if pin is not None else {}
+    return client.open("/api/calibrate/" + path, method=method, headers=headers, json={})
+
+
+@pytest.fixture
+def client(live_table: LiveTable) -> Any:
+    from server.app import create_app
+
+    return create_app(live_table.config, live_table.service).test_client()
+
+
+STEPS = [
+    ("GET", "frame.jpg"),
+    ("GET", "status"),
+    ("POST", "empty"),
+    ("POST", "dice"),
+    ("POST", "test"),
+    ("POST", "lock"),
+    ("POST", "save"),
+    ("POST", "sim/take-out"),
+    ("POST", "sim/put-back"),
+]
+
+
+def test_every_calibration_step_needs_the_admin_pin(client: Any, live_table: LiveTable) -> None:
+    for method, path in STEPS:
+        response = admin(method, client, path, pin=None)
+        assert response.status_code == 401, path
+        assert "admin PIN" in response.get_json()["error"]
+    response = admin("POST", client, "sim/take-out", pin="00000")
+    assert response.status_code == 401
+    assert "wrong admin PIN" in response.get_json()["error"]
+    assert live_table.service.hardware.tower.in_tray == 6
+    assert not live_table.config.calibration_path.exists()
+
+
+def test_frame_is_an_annotated_jpeg_of_the_shared_camera(client: Any) -> None:
+    response = admin("GET", client, "frame.jpg")
+    assert response.status_code == 200
+    assert response.mimetype == "image/jpeg"
+    image = cv2.imdecode(np.frombuffer(response.data, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None and image.shape[0] > 100
+    assert "dice read" in response.headers["X-Reading"]
+
+
+@pytest.mark.parametrize(
+    ("path", "needs"),
+    [("dice", "empty tray"), ("test", "six dice"), ("save", "empty tray")],
+)
+def test_steps_out_of_order_are_refused(client: Any, path: str, needs: str) -> None:
+    response = admin("POST", client, path)
+    assert response.status_code == 409
+    assert needs in response.get_json()["error"]
+
+
+def test_simulator_hands_wait_for_the_game_to_end(client: Any, live_table: LiveTable) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    response = admin("POST", client, "sim/take-out")
+    assert response.status_code == 409
+    assert "game is running" in response.get_json()["error"]
+    assert live_table.service.hardware.tower.in_tray == 6
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_calibration_page_shows_the_overlay_and_saves(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    page = page_for(1280, 900)
+    page.goto(live_table.url + "/calibrate")
+    page.fill("#pin-input", ADMIN_PIN)
+    page.click("#pin-form button[type=submit]")
+    page.wait_for_function("Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    assert page.evaluate("document.getElementById('live').naturalWidth") > 0
+    page.wait_for_function(
+        "document.getElementById('live-reading').textContent.includes('dice read')"
+    )
+
+    page.click("[data-sim='take-out']")
+    page.wait_for_function(
+        "document.getElementById('live-reading').textContent.startsWith('no dice read')"
+    )
+    page.click("#capture-empty")
+    page.wait_for_selector("#calibrate[data-step='dice']")
+    page.click("[data-sim='put-back']")
+    page.wait_for_function(
+        "document.getElementById('live-reading').textContent.startsWith('6 dice read')"
+    )
+    page.click("#capture-dice")
+    page.wait_for_selector("#calibrate[data-step='test']")
+    assert page.locator("#report li").count() >= 1
+    page.click("#test-read")
+    page.wait_for_selector("#calibrate[data-step='save']")
+    assert page.text_content("#test-result").startswith("6 dice read")
+    page.click("#lock")
+    page.wait_for_function("document.getElementById('lock-state').textContent !== ''")
+    assert "nothing to lock" in page.text_content("#lock-state")  # the renderer has no AE/AWB
+    page.click("#save")
+    page.wait_for_function("document.getElementById('saved').textContent.includes('Saved')")
+    page.screenshot(path=str(artifacts / "calibrate.png"))
+
+    path = live_table.config.calibration_path
+    assert path.exists()
+    load_calibration(path)
+    assert page.js_errors == []

@@ -1,0 +1,156 @@
+"""The TV display in headless Chromium against the real service on the simulated tower."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import cv2
+import pytest
+from conftest import TABLE_PIN, LiveTable
+
+pytestmark = pytest.mark.browser
+
+
+def tray_values(page: Any) -> list[int]:
+    """The values of the dice drawn in the TV's tray, in order."""
+    values = page.eval_on_selector_all("#tray [data-die]", "els => els.map(e => e.dataset.die)")
+    return [int(v) for v in values]
+
+
+def wait_for_seq(page: Any, seq: int) -> None:
+    """Wait until the page has drawn the state document numbered ``seq`` or a later one."""
+    page.wait_for_function(
+        "seq => Number(document.getElementById('tv').dataset.seq) >= seq", arg=seq
+    )
+
+
+def test_tv_shows_a_new_roll_without_a_reload(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = page_for()
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#game:not([hidden])")
+    page.evaluate("window.loadedOnce = 'still here'")
+    assert tray_values(page) == []
+
+    live_table.post("/api/roll")
+    assert live_table.service.wait_quiet(10)
+    state = live_table.service.state()
+    wait_for_seq(page, state["seq"])
+
+    assert tray_values(page) == sorted(state["turn"]["roll"])
+    assert page.evaluate("window.loadedOnce") == "still here", "the page reloaded"
+    assert page.text_content("#current") == state["current"]
+    names = page.eval_on_selector_all(".player-name", "els => els.map(e => e.textContent)")
+    assert names == [p["name"] for p in state["players"]]
+    if state["turn"]["options"]:
+        assert page.locator(".option.best").count() == 1
+    page.screenshot(path=str(artifacts / "tv-roll.png"))
+    assert page.js_errors == []
+
+
+def test_tv_qr_code_opens_the_phone_page_with_the_pin(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    page = page_for()
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#idle:not([hidden])")
+    shot = artifacts / "tv-qr.png"
+    page.locator("#idle .qr").screenshot(path=str(shot))
+    image = cv2.imread(str(shot))
+    image = cv2.copyMakeBorder(image, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(255, 255, 255))
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert text.endswith(f"/play#pin={TABLE_PIN}"), text
+    assert TABLE_PIN in page.text_content("#idle .idle-join")
+
+
+def test_tv_idle_screen_shows_next_game_and_records(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    page = page_for()
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#idle:not([hidden])")
+    next_game = live_table.service.state()["table"]["next_game"]
+    page.wait_for_function(
+        "text => document.getElementById('next-game').textContent === text", arg=next_game
+    )
+    page.wait_for_selector("#records-empty:not([hidden])")
+    page.screenshot(path=str(artifacts / "tv-idle.png"))
+    assert page.js_errors == []
+
+
+@pytest.mark.slow
+def test_tv_stays_bounded_over_many_events(live_table: LiveTable, page_for: Any) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = page_for()
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#game:not([hidden])")
+    sizes = []
+    for _ in range(6):
+        state = live_table.service.state()
+        if state["phase"] == "ready":
+            live_table.post("/api/roll")
+        elif state["turn"]["options"]:
+            live_table.post("/api/keep", {"keep": state["turn"]["best"]["dice"]})
+        else:
+            live_table.post("/api/bank")
+        assert live_table.service.wait_quiet(10)
+        wait_for_seq(page, live_table.service.state()["seq"])
+        sizes.append(page.evaluate("document.getElementsByTagName('*').length"))
+    assert page.locator("#log li").count() <= 12
+    assert max(sizes) < 2 * min(sizes) + 100, sizes
+    assert page.js_errors == []
+
+
+def use_example(url: str, name: str) -> int:
+    """Switch the example table (``use/NAME``, ``announce?text=...``); the new seq."""
+    with urllib.request.urlopen(f"{url}/harness/{name}", timeout=10) as response:
+        return int(json.loads(response.read())["seq"])
+
+
+def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifacts: Path) -> None:
+    page = page_for()
+    page.add_init_script(
+        "window.spoken = [];window.speechSynthesis.speak = (u) => window.spoken.push(u.text);"
+    )
+    page.goto(example_table + "/")
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.locator("#tray .die").count() == 6
+    assert page.locator("#set-aside [data-die='1']").count() == 3
+    assert "★" in page.text_content(".option.best")
+    assert page.text_content("#zilch-chance") == "16%"
+    assert page.is_hidden("#announcement"), "an announcement made before the page loaded"
+
+    wait_for_seq(page, use_example(example_table, "use/fix_tray"))
+    assert page.locator("#tray .die.unsure").count() == 5
+    assert "5 dice seen" in page.text_content("#reading-note")
+    assert "Straighten" in page.text_content("#message")
+    page.screenshot(path=str(artifacts / "tv-fix-tray.png"))
+
+    page.click("#speech-toggle")
+    assert page.text_content("#speech-toggle") == "Speech off"
+    wait_for_seq(page, use_example(example_table, "announce?text=Final+round%21"))
+    assert page.text_content("#announcement") == "Final round!"
+    assert page.evaluate("window.spoken") == [], "spoke while switched off"
+    page.click("#speech-toggle")
+    wait_for_seq(page, use_example(example_table, "announce?text=Ben+needs+350."))
+    assert page.evaluate("window.spoken") == ["Ben needs 350."]
+
+    wait_for_seq(page, use_example(example_table, "use/over"))
+    assert page.text_content("#winner .winner-title") == "Dmitri wins!"
+    assert page.is_hidden("#tray")
+    assert page.evaluate("window.spoken")[-1] == "Dmitri wins with 10,350!"
+    page.screenshot(path=str(artifacts / "tv-over.png"))
+
+    wait_for_seq(page, use_example(example_table, "use/idle"))
+    page.wait_for_selector("#records tbody tr")
+    assert page.locator("#records tbody tr").count() == 2
+    assert page.text_content("#next-game") == "Wed 09:30"
+    page.screenshot(path=str(artifacts / "tv-idle-records.png"))
+    assert page.js_errors == []
