@@ -274,12 +274,12 @@ class _Geometry:
             flat = nadir + (flat - nadir) * (self.height / (self.height - points[:, 2:3]))
         return self.to_px(flat)
 
-    def sees(self, point: NDArray[np.float64], normal: NDArray[np.float64]) -> bool:
-        """Whether a face through ``point`` with outward ``normal`` faces the camera."""
+    def sees(self, points: NDArray[np.float64], normals: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Which faces, through (N, 3) ``points`` with outward ``normals``, face the camera."""
         if self.height <= 0:
-            return bool(normal[2] > 1e-6)
+            return np.asarray(normals[:, 2] > 1e-6)
         eye = np.array([self.nadir[0], self.nadir[1], self.height])
-        return bool(np.dot(normal, eye - point) > 1e-6)
+        return np.asarray(np.einsum("ij,ij->i", normals, eye - points) > 1e-6)
 
 
 def _geometry(
@@ -404,14 +404,29 @@ def _face_template(value: int, corner: float) -> NDArray[np.float64]:
     return np.vstack([outline, outline * 0.84, *pips])
 
 
-# Faces of a cube of side 1 centred on 0: (centre, u axis, v axis); z is up.
+# Faces of a cube of side 1 centred on 0 that can face the camera: (centre, u axis, v axis);
+# z is up. The top comes last so that its points close the stacked array of a die.
 _FACES = {
-    "top": ((0, 0, 0.5), (1, 0, 0), (0, 1, 0)),
     "+x": ((0.5, 0, 0), (0, 1, 0), (0, 0, 1)),
     "-x": ((-0.5, 0, 0), (0, 1, 0), (0, 0, 1)),
     "+y": ((0, 0.5, 0), (1, 0, 0), (0, 0, 1)),
     "-y": ((0, -0.5, 0), (1, 0, 0), (0, 0, 1)),
+    "top": ((0, 0, 0.5), (1, 0, 0), (0, 1, 0)),
 }
+_FACE_MIDDLES = np.array([middle for middle, _, _ in _FACES.values()], dtype=np.float64)
+_CUBE = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+# The top face's centre and corners, for the ground truth.
+_TOP_MARKS = np.array(
+    [[0, 0, 0.5], [-0.5, -0.5, 0.5], [0.5, -0.5, 0.5], [0.5, 0.5, 0.5], [-0.5, 0.5, 0.5]]
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _face_points(face: str, value: int, corner: float) -> NDArray[np.float64]:
+    """A face's outline, inset and pips as points on the unit cube, before rotation."""
+    middle, u, v = (np.asarray(a, dtype=np.float64) for a in _FACES[face])
+    uv = _face_template(value, corner)
+    return np.asarray(middle + uv[:, :1] * u + uv[:, 1:2] * v)
 
 
 def _rotation(angle_deg: float, lean: tuple[int, int], tilt_deg: float) -> NDArray[np.float64]:
@@ -555,6 +570,7 @@ def _lean(
     return (0, 1 if local[1] >= 0 else -1)
 
 
+@functools.lru_cache(maxsize=64)
 def _face_values(value: int, pick: int) -> dict[str, int]:
     """Values on every face of a die showing ``value`` on top (opposite faces sum to 7)."""
     a, b = [
@@ -594,27 +610,25 @@ def _plan_die(
     cocked = bool(die["cocked"])
     rot = _rotation(die["angle"], lean, look.tilt if cocked else 0.0)
     side = die_mm * look.size
-    box = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
-    lift = -float((box @ rot.T)[:, 2].min())  # the lowest corner rests on the floor
+    lift = -float((_CUBE @ rot.T)[:, 2].min())  # the lowest corner rests on the floor
     centre = np.array([die["x"], die["y"], lift * side])
+    normals = 2 * _FACE_MIDDLES @ rot.T
+    visible = geo.sees(centre + normals * (side / 2), normals)
     values = _face_values(die["value"], look.side_pick)
+    faces = [(face, normals[k]) for k, face in enumerate(_FACES) if visible[k]]
+    local = [_face_points(face, values[face], corner_radius) for face, _ in faces]
+    px = geo.project(centre + (np.vstack([*local, _TOP_MARKS]) @ rot.T) * side)
+    fixed = _poly(px)
     n = len(_outline(corner_radius))
-    drawn, silhouette = [], []
-    for face in ("+x", "-x", "+y", "-y", "top"):
-        middle, u, v = (np.asarray(a, dtype=np.float64) for a in _FACES[face])
-        normal = (2 * middle) @ rot.T
-        if not geo.sees(centre + middle @ rot.T * side, normal):
-            continue
-        uv = _face_template(values[face], corner_radius)
-        points = centre + ((middle + uv[:, :1] * u + uv[:, 1:2] * v) @ rot.T) * side
-        px = geo.project(points)
-        fixed = _poly(px)
-        pips = [fixed[k : k + _PIP_POINTS] for k in range(2 * n, len(fixed), _PIP_POINTS)]
+    drawn, silhouette, start = [], [], 0
+    for (_, normal), points in zip(faces, local, strict=True):
+        mine = fixed[start : start + len(points)]
+        pips = [mine[k : k + _PIP_POINTS] for k in range(2 * n, len(mine), _PIP_POINTS)]
         gain = 0.55 + 0.45 * max(0.0, float(normal[2]))  # light from above
-        drawn.append((fixed[:n], fixed[n : 2 * n], pips, gain))
-        silhouette.append(px[:n])
-    top_face = np.array([[0, 0, 0.5], [-0.5, -0.5, 0.5], [0.5, -0.5, 0.5], [0.5, 0.5, 0.5]])
-    top = geo.project(centre + (np.vstack([top_face, [[-0.5, 0.5, 0.5]]]) @ rot.T) * side)
+        drawn.append((mine[:n], mine[n : 2 * n], pips, gain))
+        silhouette.append(px[start : start + n])
+        start += len(points)
+    top = px[start:]
     return _DiePlan(
         faces=tuple(drawn),
         body=_shade(DIE_COLORS[die.get("color", look.color)], look.brightness),
