@@ -336,6 +336,9 @@ class SimulatedTower(Tower):
             layout.place(value, cocked=False, touch_chance=0.0)
         self._dice = layout.placed
 
+    def force_off(self) -> None:
+        """Nothing to switch off: the simulated coil is never left on."""
+
     def close(self) -> None:
         """Stop accepting shakes and switch the light off; safe to call again."""
         if not self._closed:

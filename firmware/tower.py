@@ -65,6 +65,13 @@ class Tower(ABC):
     def close(self) -> None:
         """Force the coil off and release everything; safe to call again."""
 
+    @abstractmethod
+    def force_off(self) -> None:
+        """Switch the coil off at once, from any thread or a signal handler.
+
+        The service wraps its run in ``coil_safety(tower.force_off)``.
+        """
+
     def press(self, event: str) -> None:
         """Deliver a button event (``roll``, ``bank``, ``long_press``) to its callback.
 

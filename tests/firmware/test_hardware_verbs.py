@@ -142,3 +142,13 @@ def test_bring_up_hears_real_presses(pwm_factory: MockFactory) -> None:
         assert all(r.ok for r in results), results
         assert tower.light.status == "ready"
         assert tower.on_roll is None  # the walk-through's listeners are removed
+
+
+def test_command_line_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from server.cli import main
+
+    assert main(["shake", "--json"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("zilch-tower shake: error: no GPIO found: ")
+    assert "Traceback" not in err

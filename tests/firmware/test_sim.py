@@ -233,3 +233,26 @@ def test_bad_construction_is_refused() -> None:
         SimulatedTower(1, settle_time_s=-1)
     with pytest.raises(FirmwareError, match=r"cannot fit \d+ dice of 16 mm in a 60 x 60 mm tray"):
         SimulatedTower(1, dice=12, tray_mm=(60.0, 60.0))
+
+
+def test_same_operations_give_the_same_tray_however_often_it_is_looked_at(clock: Any) -> None:
+    """A journal of shakes, removals and returns replays to the same tray (the server relies
+    on it to restore a simulated table), whatever frames were rendered in between."""
+    watched, replayed = SimulatedTower(21, clock=clock), SimulatedTower(21, clock=clock)
+    for tower, looks in ((watched, 5), (replayed, 0)):
+        tower.shake()
+        for _ in range(looks):
+            tower.tray()  # tumbling frames
+        _settle(tower, clock)
+        tower.remove([tower.tray()[0]["value"], tower.tray()[1]["value"]])
+        tower.shake()
+        _settle(tower, clock)
+        tower.put_back(1)
+    assert watched.tray() == replayed.tray()
+    assert (watched.in_tray, watched.out_of_tray) == (5, 1)
+
+
+def test_force_off_is_harmless_without_a_coil(clock: Any) -> None:
+    tower = SimulatedTower(22, clock=clock)
+    tower.force_off()
+    assert tower.in_tray == 6
