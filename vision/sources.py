@@ -20,7 +20,16 @@ from typing import Any, Protocol, Self, runtime_checkable
 import cv2
 import numpy as np
 
-from vision.render import DIE_MM, TRAY_MM, Frame, RenderError, RenderStyle, random_tray, render_tray
+from vision.render import (
+    DIE_MM,
+    TRAY_MM,
+    Frame,
+    RenderError,
+    RenderStyle,
+    random_tray,
+    render_tray,
+    resolve_style,
+)
 
 log = logging.getLogger(__name__)
 
@@ -162,10 +171,11 @@ class RendererSource(_Source):
             raise SourceError("tray_provider must be a function returning the tray's dice")
         self._size = check_size(size)
         self._provider = tray_provider
-        self._options = {"seed": seed, "style": style, "tray_mm": tray_mm, "die_mm": die_mm}
+        self.seed, self.tray_mm, self.die_mm = seed, tray_mm, die_mm
         self._frame = 0
         try:  # check seed and style now, not at the first read
-            render_tray([], size=self._size, **self._options)  # type: ignore[arg-type]
+            self.style = resolve_style(style)
+            self._render([])
         except RenderError as error:
             raise SourceError(f"rendered camera: {error}") from None
 
@@ -177,11 +187,17 @@ class RendererSource(_Source):
         """Render the tray as it is now."""
         self._check_open()
         self._frame += 1
+        return self._render(self._provider())
+
+    def _render(self, tray: Sequence[Mapping[str, Any]]) -> Frame:
         frame, _ = render_tray(
-            self._provider(),
+            tray,
             size=self._size,
+            seed=self.seed,
+            style=self.style,
             frame=self._frame,
-            **self._options,  # type: ignore[arg-type]
+            tray_mm=self.tray_mm,
+            die_mm=self.die_mm,
         )
         return frame
 
