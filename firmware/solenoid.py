@@ -16,6 +16,9 @@ from firmware.safety import DutyGuard, Interval, ShakePattern, Wait
 
 log = logging.getLogger(__name__)
 
+OVERRUN_WARN_S = 0.020
+"""A pulse this much longer than asked (a late wake-up from sleep) is logged."""
+
 Clock = Callable[[], float]
 Sleeper = Callable[[float], None]
 
@@ -93,6 +96,7 @@ class Solenoid:
             return pulses
 
     def _pulse(self, device: DigitalOutputDevice, start: float) -> Interval:
+        """One pulse; the duty guard records how long the coil was really on."""
         on = self._clock()
         device.on()
         try:
@@ -101,6 +105,13 @@ class Solenoid:
             device.off()
             off = self._clock()
             self.guard.record(on, off)
+        if off - on > self.pattern.pulse_s + OVERRUN_WARN_S:
+            log.warning(
+                "solenoid: a %.0f ms pulse lasted %.0f ms (the system was busy); "
+                "the duty guard counts the real time",
+                self.pattern.pulse_s * 1000,
+                (off - on) * 1000,
+            )
         return (on - start, off - start)
 
     def _wait(self, wait: Wait) -> float:

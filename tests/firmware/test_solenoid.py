@@ -166,3 +166,21 @@ def test_coil_safety_turns_off_on_exception_and_normal_exit() -> None:
     with coil_safety(lambda: calls.append("off")):
         pass
     assert calls == ["off", "off"]
+
+
+def test_a_late_wake_up_is_logged_and_counted(
+    mock_factory: MockFactory, clock: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A busy system oversleeps: the pulse is reported as it really was and the guard counts it."""
+
+    def sleep(seconds: float) -> None:
+        clock.sleep(seconds + (0.09 if seconds == 0.06 else 0.0))
+
+    coil = Solenoid(PIN, ShakePattern(0.06, 0.18, 1), pin_factory=mock_factory, clock=clock,
+                    sleep=sleep)  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="firmware.solenoid"):
+        (pulse,) = coil.shake()
+    assert pulse[1] - pulse[0] == pytest.approx(0.15)
+    assert "a 60 ms pulse lasted 150 ms" in caplog.text
+    assert coil.guard.on_time(clock()) == pytest.approx(0.15)
+    coil.close()
