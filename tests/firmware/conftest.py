@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import gpiozero.pins.mock
@@ -55,3 +56,11 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock()
     monkeypatch.setattr(gpiozero.pins.mock, "monotonic", fake)
     return fake
+
+
+@pytest.fixture
+def no_gpio(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behave as a machine without GPIO even on a Pi: lgpio cannot be imported."""
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    monkeypatch.setitem(sys.modules, "lgpio", None)
+    monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", None)

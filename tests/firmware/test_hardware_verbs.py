@@ -63,7 +63,7 @@ def test_shake_mock_text(quick_config: str, capsys: pytest.CaptureFixture[str]) 
     assert "pulse 2: on at" in out
 
 
-def test_shake_without_gpio_says_to_use_mock(quick_config: str) -> None:
+def test_shake_without_gpio_says_to_use_mock(quick_config: str, no_gpio: None) -> None:
     with pytest.raises(GpioUnavailable, match=r"^no GPIO found: .* use --mock"):
         _run("shake", "--config", quick_config, "--json")
 
@@ -144,7 +144,9 @@ def test_bring_up_hears_real_presses(pwm_factory: MockFactory) -> None:
         assert tower.on_roll is None  # the walk-through's listeners are removed
 
 
-def test_command_line_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_line_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], no_gpio: None
+) -> None:
     from server.cli import main
 
     assert main(["shake", "--json"]) == 1

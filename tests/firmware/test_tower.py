@@ -106,9 +106,8 @@ def test_unsafe_config_stops_the_gpio_tower(pwm_factory: MockFactory) -> None:
         open_tower(_config(tower={"mode": "gpio"}, pins={"solenoid": 4}), pin_factory=pwm_factory)
 
 
-def test_no_gpio_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    """This machine is not a Pi: the lgpio factory is refused with a one-line reason."""
-    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+def test_no_gpio_here(no_gpio: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without lgpio the Pi's pin factory is refused with a one-line reason."""
     with pytest.raises(GpioUnavailable, match=r"^no GPIO found: .*use --mock"):
         gpio_pin_factory()
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
