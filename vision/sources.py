@@ -153,6 +153,7 @@ class RendererSource(_Source):
 
     The scene (floor, dice colours, lighting) is fixed by ``seed``; sensor noise
     and a little flicker change from frame to frame like a real camera's.
+    ``last_truth`` is the renderer's ground truth for the last frame read.
     """
 
     name = "rendered camera"
@@ -173,6 +174,7 @@ class RendererSource(_Source):
         self._provider = tray_provider
         self.seed, self.tray_mm, self.die_mm = seed, tray_mm, die_mm
         self._frame = 0
+        self.last_truth: dict[str, Any] | None = None  # ground truth of the last frame
         try:  # check seed and style now, not at the first read
             self.style = resolve_style(style)
             self._render([])
@@ -190,7 +192,7 @@ class RendererSource(_Source):
         return self._render(self._provider())
 
     def _render(self, tray: Sequence[Mapping[str, Any]]) -> Frame:
-        frame, _ = render_tray(
+        frame, self.last_truth = render_tray(
             tray,
             size=self._size,
             seed=self.seed,

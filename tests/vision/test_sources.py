@@ -61,6 +61,8 @@ def test_renderer_source_asks_for_the_tray_at_each_read() -> None:
         second = source.read()
         third = source.read()
     assert len(asked) == 3
+    assert source.last_truth is not None and len(source.last_truth["dice"]) == 3
+    assert source.last_truth["frame"] == 3
     assert first.shape == (240, 320, 3) and first.dtype == np.uint8
     still = np.abs(second.astype(int) - third.astype(int))
     assert 0 < still.mean() < 6  # same tray: only sensor noise differs
