@@ -57,7 +57,10 @@ echo "== configuration"
 mkdir -p /etc/zilch-tower
 if [ ! -f /etc/zilch-tower/tower.toml ]; then
   "$prefix/.venv/bin/zilch-tower" config | sed '/^# /d' > /etc/zilch-tower/tower.toml
-  sed -i 's/^mode = "sim"/mode = "gpio"/; s/^source = "sim"/source = "picamera2"/' \
+  # The real tower and the Pi camera; 1296x972 so that a 16 mm die is about
+  # 80 px across when the camera frames the whole tray (hardware/README.md).
+  sed -i 's/^mode = "sim"/mode = "gpio"/; s/^source = "sim"/source = "picamera2"/;
+          s/^width = 640/width = 1296/; s/^height = 480/height = 972/' \
     /etc/zilch-tower/tower.toml
   echo "wrote /etc/zilch-tower/tower.toml: change the PINs in [table] before the first game"
 fi
