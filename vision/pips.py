@@ -15,7 +15,7 @@ import numpy as np
 from vision.segment import Region, to_lab
 
 PIP_AREA = (0.006, 0.07)  # pip area as a fraction of the die's area
-LAYOUT_OFFSETS = np.arange(0.20, 0.345, 0.02)  # corner pips' offset from the centre, in sides
+LAYOUT_OFFSETS = np.arange(0.22, 0.315, 0.015)  # corner pips' offset from the centre, in sides
 ANGLES = np.deg2rad(np.arange(0.0, 180.0, 4.0))  # 2, 3 and 6 repeat only every half turn
 
 
@@ -74,68 +74,132 @@ def layout_error(points: np.ndarray, side: float) -> float:
     return float(err.min())
 
 
-def _crop(frame: np.ndarray, region: Region) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """The frame around ``region`` and the region's mask there, with the crop's origin."""
+@dataclass(frozen=True)
+class Pip:
+    """One pip: centre (frame pixels), area in pixels, contrast over the threshold."""
+
+    x: float
+    y: float
+    area: float
+    strength: float
+
+
+def _crop(
+    frame: np.ndarray, contour: np.ndarray, pad: int
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The frame around ``contour`` and the contour's mask there, with the crop's origin."""
     h, w = frame.shape[:2]
-    x0, y0, x1, y1 = region.box
-    pad = max(2, int(region.side * 0.1))
-    x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
-    x1, y1 = min(w, x1 + pad), min(h, y1 + pad)
+    x, y, bw, bh = cv2.boundingRect(contour)
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(w, x + bw + pad), min(h, y + bh + pad)
     crop = frame[y0:y1, x0:x1]
     mask = np.zeros(crop.shape[:2], np.uint8)
-    cv2.drawContours(mask, [region.contour - np.array([x0, y0], np.int32)], -1, 255, cv2.FILLED)
+    cv2.drawContours(mask, [contour - np.array([x0, y0], np.int32)], -1, 255, cv2.FILLED)
     return crop, mask, x0, y0
 
 
-def count_pips(frame: np.ndarray, region: Region, side: float) -> PipCount:
-    """Find the pips inside ``region`` of ``frame``; ``side`` is the expected die side in px."""
-    side = max(side, region.side * 0.8) if region.merged > 1 else region.side
-    crop, mask, ox, oy = _crop(frame, region)
+def detect_pips(
+    frame: np.ndarray, contour: np.ndarray, side: float, body_contour: np.ndarray | None = None
+) -> tuple[list[Pip], list[Pip]]:
+    """Pips inside ``contour`` and the blobs that were nearly pips.
+
+    The die's body colour is the median inside ``body_contour`` (default: ``contour``);
+    pips are round blobs of a die-relative size that differ from it.
+    """
+    crop, mask, ox, oy = _crop(frame, contour, max(2, int(side * 0.1)))
     inner = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(side * 0.06)))
-    if cv2.countNonZero(inner) < 9:
-        return PipCount(0, (), 1.0, 0.0, 0.0, 0, 0.0)
+    if body_contour is not None:
+        body_mask = np.zeros_like(mask)
+        offset = np.array([ox, oy], np.int32)
+        cv2.drawContours(body_mask, [body_contour - offset], -1, 255, cv2.FILLED)
+        body_mask &= inner
+    else:
+        body_mask = inner
+    if cv2.countNonZero(body_mask) < 9:
+        return [], []
     lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
-    body = np.median(lab[inner > 0], axis=0)
+    body = np.median(lab[body_mask > 0], axis=0)
     contrast = np.sqrt(((lab - body) ** 2).sum(axis=2))
-    inside = contrast[inner > 0]
-    threshold = max(0.45 * float(np.percentile(inside, 99)), 30.0)
+    threshold = max(0.45 * float(np.percentile(contrast[body_mask > 0], 99)), 30.0)
     pip_mask = ((contrast > threshold) & (inner > 0)).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
     die_area = side * side
-    pips: list[tuple[float, float]] = []
-    areas: list[float] = []
-    strengths: list[float] = []
-    doubtful = 0
+    pips: list[Pip] = []
+    near: list[Pip] = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
         bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
         roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
         frac = area / die_area
-        if (
-            PIP_AREA[0] <= frac <= PIP_AREA[1]
-            and roundness > 0.45
-            and max(bw, bh) < 2 * min(bw, bh)
-        ):
-            pips.append((float(centroids[i][0]) + ox, float(centroids[i][1]) + oy))
-            areas.append(area)
-            strengths.append(float(contrast[labels == i].max()) / threshold)
-        elif frac >= PIP_AREA[0] * 0.4:
-            doubtful += 1
+        if frac < PIP_AREA[0] * 0.4:
+            continue  # noise
+        strength = float(contrast[labels == i].max()) / threshold
+        blob = Pip(float(centroids[i][0]) + ox, float(centroids[i][1]) + oy, area, strength)
+        round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
+        if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
+            pips.append(blob)
+        else:
+            near.append(blob)
+    return pips, near
+
+
+def assess(pips: list[Pip], centre: tuple[float, float], side: float, doubtful: int) -> PipCount:
+    """The value the pips show and how well they fit a real face centred near ``centre``."""
     if not pips:
         return PipCount(0, (), 1.0, 0.0, 0.0, doubtful, 0.0)
-    points = np.array(pips, np.float32)
+    points = np.array([(p.x, p.y) for p in pips], np.float32)
+    areas = np.array([p.area for p in pips])
     spread = float(np.std(areas) / np.mean(areas)) if len(areas) > 1 else 0.0
-    centre = np.array(region.center, np.float32)
-    offset = float(np.linalg.norm(points.mean(axis=0) - centre) / side)
+    offset = float(np.linalg.norm(points.mean(axis=0) - np.array(centre, np.float32)) / side)
     return PipCount(
         value=len(pips),
-        pips=tuple(pips),
+        pips=tuple((p.x, p.y) for p in pips),
         layout_error=layout_error(points, side),
         size_spread=spread,
-        contrast=float(np.median(strengths)),
+        contrast=float(np.median([p.strength for p in pips])),
         doubtful=doubtful,
         centre_offset=offset,
     )
+
+
+def count_pips(frame: np.ndarray, region: Region, side: float) -> PipCount:
+    """Find and judge the pips of the lone die ``region``; ``side`` is its side in pixels."""
+    pips, near = detect_pips(frame, region.contour, side)
+    return assess(pips, region.center, side, len(near))
+
+
+def face_centre(points: np.ndarray) -> np.ndarray:
+    """Where the face's centre is, from its pips: the centroid (also the middle pip of 1, 3, 5)."""
+    return np.asarray(points.mean(axis=0), np.float32)
+
+
+def share_pips(
+    pips: list[Pip], centres: np.ndarray, side: float, rounds: int = 3
+) -> tuple[list[list[Pip]], np.ndarray]:
+    """Give each pip to the nearest die centre, re-centring each die on its own pips.
+
+    A pip is at most 0.4 sides from its die's centre and at least 0.6 from any touching
+    die's, so once the centres are near, the sharing is exact.
+    """
+    centres = centres.astype(np.float32).copy()
+    groups: list[list[Pip]] = [[] for _ in centres]
+    for _ in range(rounds):
+        groups = [[] for _ in centres]
+        for p in pips:
+            d = np.hypot(centres[:, 0] - p.x, centres[:, 1] - p.y)
+            groups[int(np.argmin(d))].append(p)
+        moved = False
+        for j, group in enumerate(groups):
+            if not group:
+                continue
+            points = np.array([(p.x, p.y) for p in group], np.float32)
+            if layout_error(points, side) < 0.05:
+                new = face_centre(points)
+                moved |= bool(np.hypot(*(new - centres[j])) > 0.5)
+                centres[j] = new
+        if not moved:
+            break
+    return groups, centres
 
 
 def confidence(count: PipCount) -> float:

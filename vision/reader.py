@@ -11,14 +11,15 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.pips import PipCount, confidence, count_pips
+from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
 from vision.reading import Die, Reading, check_frame
-from vision.segment import Region, dice_regions, find_blobs, single_die_regions
+from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 
 MIN_CONFIDENCE = 0.5  # a die below this is "unsure": the reading is not ok
 MAX_DICE = 30
+TANGLED = 5  # doubt added to every die of a group of touching dice that cannot be untangled
 
 
 def _check_expected(expected: object) -> int | None:
@@ -47,13 +48,15 @@ def _shape_doubt(region: Region, side: float) -> float:
     return float(np.exp(-((off / 0.12) ** 2)))
 
 
-def _die(region: Region, count: PipCount, side: float) -> Die:
+def _die(
+    region: Region, count: PipCount, side: float, centre: tuple[float, float] | None = None
+) -> Die:
     conf = confidence(count) * _shape_doubt(region, side)
     if _tilted(region, side):
         conf = min(conf, 0.3)
     return Die(
         value=count.value,
-        center=region.center,
+        center=centre or region.center,
         box=region.box,
         confidence=conf,
     )
@@ -86,6 +89,48 @@ def _judge(
     return True, ""
 
 
+def _add_inside(found: list[Pip], new: list[Pip], group: Group, side: float) -> None:
+    """Add the blobs of ``new`` that sit inside a die's face and are not in ``found`` yet.
+
+    The seam between two touching dice shades like a pip; real pips sit inside a face.
+    """
+    for p in new:
+        inside = any(
+            cv2.pointPolygonTest(q.contour, (p.x, p.y), True) > 0.08 * side for q in group.parts
+        )
+        if inside and all(np.hypot(p.x - q.x, p.y - q.y) > 0.1 * side for q in found):
+            found.append(p)
+
+
+def _read_group(
+    image: np.ndarray, group: Group, side: float
+) -> list[tuple[Region, PipCount, tuple[float, float] | None]]:
+    """Count the pips of each die in a group; touching dice share the group's pips by centre."""
+    if len(group.parts) == 1:
+        region = group.parts[0]
+        return [(region, count_pips(image, region, side), None)]
+    pips: list[Pip] = []
+    near: list[Pip] = []
+    for part in group.parts:  # each part's body colour finds the pips on dice of that colour
+        found, unsure = detect_pips(image, group.outline, side, body_contour=part.contour)
+        _add_inside(pips, found, group, side)
+        _add_inside(near, unsure, group, side)
+    centres = np.array([part.center for part in group.parts], np.float32)
+    shared, centres = share_pips(pips, centres, side)
+    owners = [int(np.argmin(np.hypot(*(centres - (b.x, b.y)).T))) for b in near]
+    gaps = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(gaps, np.inf)
+    # dice cannot overlap, and every die shows at least one pip: otherwise the pips were
+    # shared out wrongly and no value in this group is trusted
+    tangled = bool(gaps.min() < 0.85 * side) or any(not own for own in shared)
+    out: list[tuple[Region, PipCount, tuple[float, float] | None]] = []
+    for j, (part, own, c) in enumerate(zip(group.parts, shared, centres, strict=True)):
+        doubtful = owners.count(j) + (TANGLED if tangled else 0)
+        count = assess(own, part.center, side, doubtful)  # off-centre pips: shared wrongly
+        out.append((part, count, (float(c[0]), float(c[1]))))
+    return out
+
+
 def learn_die_side(image: np.ndarray, blobs: list[np.ndarray], scale: int) -> float | None:
     """The die size in this frame: the median side of lone blobs whose pips form a real face."""
     sides = []
@@ -108,30 +153,29 @@ def read_dice(
     want = _check_expected(expected)
     if calibration is not None:
         calibration.check_frame_size(image)
-        blobs, scale, shape = find_blobs(
+        blobs, scale, _ = find_blobs(
             image, background=calibration.background, tray=calibration.tray_mask
         )
         side: float | None = calibration.die_side
     else:
-        blobs, scale, shape = find_blobs(image)
+        blobs, scale, _ = find_blobs(image)
         side = learn_die_side(image, blobs, scale)
     if side is None:
         return Reading((), False, "no dice found")
-    regions = dice_regions(blobs, scale, shape, side)
     dice: list[Die] = []
     unreadable: list[Region] = []
     tilted: list[Die] = []
-    for region in regions:
-        count = count_pips(image, region, side)
-        if count.value == 0:
-            continue  # no pips: a mark, a cable, a shadow, not a die
-        if count.value > 6:
-            unreadable.append(region)
-            continue
-        die = _die(region, count, side)
-        if _tilted(region, side):
-            tilted.append(die)
-        dice.append(die)
+    for group in dice_groups(image, blobs, scale, side):
+        for region, count, centre in _read_group(image, group, side):
+            if count.value == 0:
+                continue  # no pips: a mark, a cable, a shadow, not a die
+            if count.value > 6:
+                unreadable.append(region)
+                continue
+            die = _die(region, count, side, centre)
+            if _tilted(region, side):
+                tilted.append(die)
+            dice.append(die)
     dice.sort(key=lambda d: (round(d.center[1] / max(side or 1.0, 1.0)), d.center[0]))
     ok, reason = _judge(dice, unreadable, tilted, want)
     return Reading(tuple(dice), ok, reason)

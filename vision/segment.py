@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.split import split_touching
+
 MIN_DIE_PX = 12.0  # smaller dice cannot show countable pips
 
 
@@ -81,8 +83,14 @@ def foreground_mask(dist: np.ndarray, floor: float, tray: np.ndarray | None) -> 
     )
 
 
+def to_full(contour: np.ndarray, scale: int) -> np.ndarray:
+    """A working-scale outline in full-resolution pixels."""
+    return (contour.astype(np.float32) * scale + (scale - 1) / 2.0).astype(np.int32)
+
+
 def _region(contour: np.ndarray, scale: int, merged: int = 1) -> Region:
-    full = (contour.astype(np.float32) * scale + (scale - 1) / 2.0).astype(np.int32)
+    """A region from a working-scale outline (``scale`` > 1) or a full-resolution one (1)."""
+    full = to_full(contour, scale) if scale > 1 else contour
     (cx, cy), _, angle = cv2.minAreaRect(full)
     side = float(np.sqrt(pixel_area(contour))) * scale
     x, y, bw, bh = cv2.boundingRect(full)
@@ -113,28 +121,6 @@ def estimate_die_side(contours: list[np.ndarray], scale: int, frame_side: int) -
     if not sides:
         return None
     return float(np.median(sides))
-
-
-def _split(contour: np.ndarray, shape: tuple[int, int], k: int) -> list[np.ndarray]:
-    """Split the blob of ``k`` touching dice with k-means on its pixel coordinates."""
-    mask = np.zeros(shape, np.uint8)
-    cv2.drawContours(mask, [contour], -1, 255, thickness=cv2.FILLED)
-    ys, xs = np.nonzero(mask)
-    points = np.column_stack([xs, ys]).astype(np.float32)
-    if len(points) < k * 4:
-        return [contour]
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    cv2.setRNGSeed(1)
-    _, labels, _ = cv2.kmeans(points, k, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
-    parts = []
-    for i in range(k):
-        part = np.zeros(shape, np.uint8)
-        sel = labels.ravel() == i
-        part[ys[sel], xs[sel]] = 255
-        found, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if found:
-            parts.append(max(found, key=cv2.contourArea))
-    return parts
 
 
 def find_blobs(
@@ -171,12 +157,18 @@ def single_die_regions(blobs: list[np.ndarray], scale: int, frame_side: int) -> 
     return out
 
 
-def dice_regions(
-    blobs: list[np.ndarray], scale: int, shape: tuple[int, int], side: float
-) -> list[Region]:
+@dataclass(frozen=True)
+class Group:
+    """A blob (full-resolution outline) and the die regions it was split into."""
+
+    outline: np.ndarray
+    parts: tuple[Region, ...]
+
+
+def dice_groups(frame: np.ndarray, blobs: list[np.ndarray], scale: int, side: float) -> list[Group]:
     """Blobs of one or more dice of ``side`` pixels, touching dice split apart."""
     unit = (side / scale) ** 2
-    regions: list[Region] = []
+    groups: list[Group] = []
     for c in blobs:
         area = pixel_area(c)
         if area < 0.3 * unit or area > 9.0 * unit:
@@ -186,8 +178,17 @@ def dice_regions(
             continue
         k = round(area / unit)
         if k >= 2 and area > 1.6 * unit:
-            parts = _split(c, shape, k)
-            regions.extend(_region(p, scale, merged=k) for p in parts)
+            full = to_full(c, scale)
+            parts = split_touching(frame, full, k, side)
+            groups.append(Group(full, tuple(_region(p, 1, merged=k) for p in parts)))
         else:
-            regions.append(_region(c, scale))
-    return regions
+            region = _region(c, scale)
+            groups.append(Group(region.contour, (region,)))
+    return groups
+
+
+def dice_regions(
+    frame: np.ndarray, blobs: list[np.ndarray], scale: int, side: float
+) -> list[Region]:
+    """Every die region of :func:`dice_groups`, touching or not."""
+    return [r for g in dice_groups(frame, blobs, scale, side) for r in g.parts]
