@@ -96,7 +96,7 @@
     const reading = state.reading;
     const readingPhase = ["fix_tray", "reading"].includes(state.phase);
     if (reading && reading.dice && (readingPhase || !turn.roll)) {
-      return reading.dice.map((d) =>
+      return [...reading.dice].sort((a, b) => a.value - b.value).map((d) =>
         die(d.value, !reading.ok || d.confidence < UNSURE_BELOW ? "unsure" : ""));
     }
     return sorted(turn.roll).map((v) => die(v));
@@ -207,6 +207,7 @@
       showSpeechToggle();
     }
     const idle = state.phase === "idle" || !(state.players || []).length;
+    root.classList.toggle("idle", idle);
     $("idle").hidden = !idle;
     $("game").hidden = idle;
     if (idle) {
@@ -226,7 +227,11 @@
     $("game-info").textContent = info;
     $("final-round").hidden = !state.final_round || state.finished;
 
-    $("players").replaceChildren(...(state.players || []).map((p) => playerItem(p, state)));
+    const players = state.players || [];
+    const list = $("players");
+    list.classList.toggle("compact", players.length > 6 && players.length <= 10);
+    list.classList.toggle("dense", players.length > 10);
+    list.replaceChildren(...players.map((p) => playerItem(p, state)));
 
     $("current").textContent = state.finished ? "Game over"
       : state.current ? state.current : "";
@@ -242,8 +247,10 @@
     note.textContent = unsure ? "Camera: " + state.reading.reason : "";
     note.hidden = !unsure;
 
-    $("set-aside").replaceChildren(...(turn.set_aside || []).map((group) =>
-      h("span", { class: "group" }, sorted(group).map((v) => die(v, "kept")))));
+    const groups = turn.set_aside || [];
+    $("set-aside").replaceChildren(...(groups.length
+      ? groups.map((group) => h("span", { class: "group" }, sorted(group).map((v) => die(v, "kept"))))
+      : [h("span", { class: "none" }, "nothing yet")]));
 
     $("turn-total").textContent = points(turn.total);
     const bank = $("bank-status");

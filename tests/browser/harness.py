@@ -130,7 +130,53 @@ def _fix_tray() -> dict[str, Any]:
     return state
 
 
-STATES = {"choose": CHOOSE, "idle": _idle(), "over": _over(), "fix_tray": _fix_tray()}
+def _crowd() -> dict[str, Any]:
+    state = copy.deepcopy(CHOOSE)
+    names = [
+        "Ann",
+        "Ben",
+        "Cleo",
+        "Dmitri",
+        "Esther",
+        "Farid",
+        "Gwen",
+        "Hiroshi",
+        "Ines",
+        "Jonas",
+        "Kalinda",
+        "Lars",
+        "Mei",
+        "Nnamdi",
+        "Olga",
+        "Priya",
+        "Quentin",
+        "Rosalind",
+        "Sven",
+        "Tomasz",
+    ]
+    state["preset"] = "club"
+    state["players"] = [
+        {
+            "name": n,
+            "score": 150 * i,
+            "streak": i % 3,
+            "on_board": i % 4 != 0,
+            "zilches": i % 5,
+            "bot": None,
+        }
+        for i, n in enumerate(names)
+    ]
+    state["current"] = "Tomasz"
+    return state
+
+
+STATES = {
+    "choose": CHOOSE,
+    "idle": _idle(),
+    "over": _over(),
+    "fix_tray": _fix_tray(),
+    "crowd": _crowd(),
+}
 RECORDS = [
     {
         "player": "Dmitri",

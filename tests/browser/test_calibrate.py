@@ -114,7 +114,7 @@ def test_calibration_page_shows_the_overlay_and_saves(
     assert "nothing to lock" in page.text_content("#lock-state")  # the renderer has no AE/AWB
     page.click("#save")
     page.wait_for_function("document.getElementById('saved').textContent.includes('Saved')")
-    page.screenshot(path=str(artifacts / "calibrate.png"))
+    page.screenshot(path=str(artifacts / "calibrate.png"), full_page=True)
 
     path = live_table.config.calibration_path
     assert path.exists()
