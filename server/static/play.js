@@ -110,14 +110,14 @@
   }
 
   function toggleDie(index) {
-    if (!state || state.phase !== "choose") return;
+    if (!state || state.phase !== "choose" || !myMove()) return;
     if (selected.has(index)) selected.delete(index);
     else selected.add(index);
     renderDice();
   }
 
   function renderDice() {
-    const choosing = state && state.phase === "choose";
+    const choosing = state && state.phase === "choose" && myMove();
     const dice = roll().map((value, index) => {
       const button = h("button", {
         type: "button",
@@ -161,10 +161,35 @@
 
   /* ---------- rendering the state ---------- */
 
+  /* The name this phone plays as, when that player is in the game; else null
+     (a phone passed round the table acts for whoever's turn it is). */
+  function myPlayer() {
+    const me = storage(NAME_KEY);
+    return me && state && (state.players || []).some((p) => p.name === me) ? me : null;
+  }
+
+  function currentPlayer() {
+    return ((state && state.players) || []).find((p) => p.name === state.current) || null;
+  }
+
+  /* May this phone act now? Not for a computer player, nor on someone else's turn. */
+  function myMove() {
+    const current = currentPlayer();
+    if (!current || current.bot) return false;
+    const me = myPlayer();
+    return me === null || me === current.name;
+  }
+
+  /* The action's body, naming this phone's player so the tower can refuse a wrong turn. */
+  function withPlayer(body) {
+    const me = myPlayer();
+    return me === null ? body : { ...body, player: me };
+  }
+
   function updateButtons() {
     const turn = (state && state.turn) || {};
     const phase = state ? state.phase : "";
-    const playing = state && !state.finished && phase !== "idle" && phase !== "over";
+    const playing = state && !state.finished && phase !== "idle" && phase !== "over" && myMove();
     const busy = pending || BUSY_PHASES.includes(phase);
     $("roll").disabled = !playing || busy || phase !== "ready";
     $("bank").disabled = !playing || busy || !turn.can_bank;
@@ -180,9 +205,11 @@
     if (s.finished) {
       return (s.winners || []).join(" and ") + ((s.winners || []).length > 1 ? " win!" : " wins!");
     }
-    const me = storage(NAME_KEY);
-    if (s.current && me && s.current === me) return "Your turn, " + me + "!";
-    return s.current ? s.current + "'s turn" : "";
+    const me = myPlayer();
+    const current = currentPlayer();
+    if (current && current.bot) return current.name + " (computer) is playing";
+    if (current && me === current.name) return "Your turn, " + me + "!";
+    return current ? current.name + "'s turn" : "";
   }
 
   function render(next) {
@@ -289,15 +316,15 @@
     });
   });
 
-  $("roll").addEventListener("click", () => act("/api/roll", {}));
-  $("bank").addEventListener("click", () => act("/api/bank", { bank: true }));
+  $("roll").addEventListener("click", () => act("/api/roll", withPlayer({})));
+  $("bank").addEventListener("click", () => act("/api/bank", withPlayer({ bank: true })));
   $("keep").addEventListener("click", () => {
     const option = matchingOption();
     if (!option) {
       showError("Those dice do not score together: choose one of the set-asides shown.");
       return;
     }
-    act("/api/keep", { keep: selectedValues() }, () => {
+    act("/api/keep", withPlayer({ keep: selectedValues() }), () => {
       selected = new Set();
       renderDice();
     });

@@ -55,24 +55,33 @@ def test_phone_plays_a_whole_turn(live_table: LiveTable, page_for: Any, artifact
     page.wait_for_selector("#join-panel", state="hidden")
     assert page.evaluate("localStorage.getItem('zilch.name')") == "Ann"
     assert page.text_content("#status") == "Your turn, Ann!"
+    assert live_table.service.state()["current"] == "Ann"
 
-    # Keep the best set-aside and bank as soon as the rules allow, until a turn ends
-    # with a bank (a zilch passes the turn on and the phone plays the next player's).
+    # Ann plays from the phone: keep the best set-aside, bank as soon as the rules allow.
+    # Ben's turns (after a zilch of Ann's) are played through the API, the same way.
     kept = 0
-    banked_by = None
-    for _ in range(60):
+    for _ in range(80):
         state = settled(page, live_table)
-        if any(p["score"] for p in state["players"]):
+        ann = next(p for p in state["players"] if p["name"] == "Ann")
+        if ann["score"]:
             break
-        if state["phase"] == "ready" and state["turn"]["total"] and page.is_enabled("#bank"):
-            banked_by = state["current"]
-            assert page.text_content("#bank") == f"BANK {state['turn']['total']:,}"
+        turn = state["turn"]
+        if state["current"] != "Ann":
+            assert page.is_disabled("#roll") and page.is_disabled("#bank")
+            if state["phase"] == "choose":
+                live_table.post("/api/keep", {"keep": turn["best"]["dice"]})
+            elif turn["can_bank"] and turn["total"]:
+                live_table.post("/api/bank")
+            else:
+                live_table.post("/api/roll")
+        elif state["phase"] == "ready" and turn["total"] and page.is_enabled("#bank"):
+            assert page.text_content("#bank") == f"BANK {turn['total']:,}"
             page.click("#bank")
         elif state["phase"] == "ready":
             page.click("#roll")
         else:
             assert state["phase"] == "choose", state["message"]
-            best = state["turn"]["best"]
+            best = turn["best"]
             for value in best["dice"]:
                 index = page.eval_on_selector_all(
                     "#dice .die-button",
@@ -91,15 +100,15 @@ def test_phone_plays_a_whole_turn(live_table: LiveTable, page_for: Any, artifact
         )
 
     state = settled(page, live_table)
-    scores = {p["name"]: p["score"] for p in state["players"]}
-    assert banked_by is not None and scores[banked_by] > 0, [e["text"] for e in state["log"]]
-    assert kept >= 1
-    assert state["current"] != banked_by, "the bank did not end the turn"
-    mine = state["current"] == "Ann"
-    assert page.text_content("#status") == (
-        "Your turn, Ann!" if mine else f"{state['current']}'s turn"
-    )
-    assert f"{scores[banked_by]:,}" in page.text_content("#scores")
+    ann = next(p for p in state["players"] if p["name"] == "Ann")
+    assert ann["score"] > 0 and kept >= 1, [e["text"] for e in state["log"]]
+    assert any(e["text"].startswith(f"Ann banks {ann['score']:,}") for e in state["log"]), [
+        e["text"] for e in state["log"]
+    ]
+    assert state["current"] == "Ben", "the bank did not end Ann's turn"
+    assert page.text_content("#status") == "Ben's turn"
+    assert page.is_disabled("#roll"), "this phone plays as Ann, not Ben"
+    assert f"{ann['score']:,}" in page.text_content("#scores")
     page.screenshot(path=str(artifacts / "phone-after-turn.png"))
     assert page.js_errors == []
 
@@ -155,3 +164,20 @@ def test_phone_asks_for_the_pin_and_forgets_a_wrong_one(
     assert page.is_visible("#pin-panel")
     assert page.evaluate("localStorage.getItem('zilch.pin')") is None
     assert live_table.service.state()["phase"] == "ready", "a refused ROLL changed the table"
+
+
+def test_a_phone_plays_only_its_own_players_turns(live_table: LiveTable, page_for: Any) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = open_phone(page_for, live_table)
+    page.wait_for_selector("#roll:not([disabled])")  # not identified: acts for anyone
+    page.fill("#join-name", "Ben")
+    page.click("#join-form button[type=submit]")
+    page.wait_for_selector("#join-panel", state="hidden")
+    assert page.text_content("#status") == "Ann's turn"
+    assert page.is_disabled("#roll") and page.is_disabled("#bank")
+    assert [p["name"] for p in live_table.service.state()["players"]] == ["Ann", "Ben"]
+
+    page.click("#forget")
+    page.wait_for_selector("#roll:not([disabled])")
+    assert page.is_visible("#pin-panel"), "forgetting also forgets the PIN"
