@@ -22,6 +22,7 @@ from zilch.rules import RuleSet
 Counts = tuple[int, int, int, int, int, int]
 NO_DICE: Counts = (0, 0, 0, 0, 0, 0)
 FACES = range(1, 7)
+_FACE_SET = frozenset(FACES)
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -112,9 +113,9 @@ def check_dice(dice: object, what: str = "roll", most: int = 6, least: int = 1) 
     """Sorted dice after checking values 1..6 and count; :class:`InvalidDice` if not."""
     if isinstance(dice, str | bytes) or not isinstance(dice, Iterable):
         raise InvalidDice(f"{what} must be a list of die values 1-6, got {dice!r}")
-    values = list(dice)
-    bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6]
-    if bad:
+    values = tuple(dice)
+    if not (_FACE_SET.issuperset(values) and all(type(v) is int for v in values)):
+        bad = [v for v in values if type(v) is not int or not 1 <= v <= 6]
         raise InvalidDice(f"{what} has {bad[0]!r}: die values are whole numbers 1 to 6")
     if not least <= len(values) <= most:
         span = f"{least} to {most}" if least != most else f"exactly {most}"
@@ -152,6 +153,14 @@ class ScoringTable:
         self.rules = rules
         self._splits: dict[tuple[Counts, Counts], Breakdown | None] = {}
         self._legal: dict[tuple[tuple[int, ...], Counts], tuple[SetAside, ...]] = {}
+        self._points: dict[Counts, int] = {}
+        for n in range(1, 7):
+            for roll in itertools.combinations_with_replacement(FACES, n):
+                counts = counts_of(roll)
+                split = self._split(counts, NO_DICE)
+                self._splits[(counts, NO_DICE)] = split
+                if split is not None and split.combinations:
+                    self._points[counts] = split.points
         for n in range(1, 7):
             for roll in itertools.combinations_with_replacement(FACES, n):
                 self.legal(roll)
@@ -177,11 +186,12 @@ class ScoringTable:
         key = (roll, frozen)
         found = self._legal.get(key)
         if found is None:
-            options = []
-            for kept, dice in _submultisets(roll):
-                points = self.points(kept, frozen)
-                if points is not None:
-                    options.append(SetAside(dice, points))
+            if frozen == NO_DICE:
+                get = self._points.get
+                pairs = [(dice, get(kept)) for kept, dice in _submultisets(roll)]
+            else:
+                pairs = [(dice, self.points(kept, frozen)) for kept, dice in _submultisets(roll)]
+            options = [SetAside(dice, points) for dice, points in pairs if points]
             options.sort(key=lambda s: (-s.points, len(s.dice), s.dice))
             found = self._legal[key] = tuple(options)
         return found
@@ -194,13 +204,17 @@ class ScoringTable:
         Raises :class:`InvalidDice` for bad values and :class:`IllegalSetAside`
         naming the problem and the legal choices.
         """
-        roll = check_dice(dice)
+        return self.check_kept(kept, check_dice(dice), _frozen_counts(frozen))
+
+    def check_kept(
+        self, kept: Iterable[int], roll: tuple[int, ...], frozen_counts: Counts
+    ) -> Breakdown:
+        """:meth:`check` for a roll and frozen dice already known to be valid (the game's)."""
         chosen = check_dice(kept, "set-aside", most=6, least=0)
         if not chosen:
             raise IllegalSetAside(
                 "keep at least one scoring die (an empty set-aside is not allowed)"
             )
-        frozen_counts = _frozen_counts(frozen)
         roll_counts, chosen_counts = counts_of(roll), counts_of(chosen)
         missing = [f for f in FACES if chosen_counts[f - 1] > roll_counts[f - 1]]
         shown = " ".join(map(str, roll))
@@ -282,6 +296,12 @@ def scoring_table(rules: RuleSet) -> ScoringTable:
     if table is None:
         table = _TABLES[rules] = ScoringTable(rules)
     return table
+
+
+def clear_tables() -> None:
+    """Forget every built table, so the next use builds it again (for benchmarks)."""
+    _TABLES.clear()
+    _submultisets.cache_clear()
 
 
 def _frozen_counts(frozen: Iterable[int]) -> Counts:
