@@ -213,6 +213,7 @@ def test_duel_json_alternates_starts_and_reports_intervals(
     assert again == result  # the seed makes the duel reproducible
 
 
+@pytest.mark.slow
 def test_duel_text_and_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["duel", "--bots", "dicenow,dicenow", "--games", "200"], capsys)
     assert code == 0

@@ -41,7 +41,7 @@ def _scores(roll: tuple[int, ...], preset: str) -> bool:
     return not is_zilch(roll, rules) or (len(roll) == 6 and rules.nothing_bonus > 0)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(situations)
 def test_every_decision_is_legal(s: dict[str, object]) -> None:
     preset = str(s["preset"])

@@ -186,14 +186,14 @@ def test_simulated_play_of_the_policy_averages_the_solved_points_per_turn() -> N
     assert points / turns == pytest.approx(sol.points_per_turn, abs=20)
 
 
-@pytest.mark.parametrize("name", ["dicenow", "twinson-15000", "greedy"])
+@pytest.mark.parametrize("name", ["dicenow", "playr", "twinson-15000", "greedy"])
 def test_doubling_the_cap_changes_nothing(name: str) -> None:
     rules = find_preset(name)
     usual = solve_cached(rules)
     wide = solve(rules, cap=2 * usual.cap)
-    assert wide.points_per_turn == pytest.approx(usual.points_per_turn, abs=1e-9)
+    assert wide.points_per_turn == pytest.approx(usual.points_per_turn, abs=1e-6)
     assert wide.thresholds() == usual.thresholds()
-    assert wide.entry_value == pytest.approx(usual.entry_value, abs=1e-9)
+    assert wide.entry_value == pytest.approx(usual.entry_value, abs=1e-6)
 
 
 def test_a_bad_cap_is_refused() -> None:

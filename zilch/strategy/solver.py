@@ -28,7 +28,7 @@ from zilch.strategy.solution import Solution
 from zilch.strategy.sweep import FloatArray, SweepResult, TurnModel, sweep
 from zilch.strategy.tables import RollTable
 
-SOLVER_VERSION = 2
+SOLVER_VERSION = 3
 """Changes whenever a solve of the same rules could give different numbers."""
 
 _MAX_ITERATIONS = 60
@@ -36,7 +36,7 @@ _TOLERANCE = 1e-10
 
 
 def turn_cap(table: RollTable, unit: int) -> int:
-    """Turn totals the solve tracks: 1.25 x the largest single-roll break-even, 12k..60k.
+    """Turn totals the solve tracks: 1.25 x the largest single-roll break-even, 20k..60k.
 
     Above the cap every state banks. The six-dice threshold sits close to
     its single-roll break-even (average best / zilch chance), so the margin
@@ -48,7 +48,7 @@ def turn_cap(table: RollTable, unit: int) -> int:
         for n in range(1, 7)
         if table.dice[n].zilch_chance > 0
     )
-    cap = int(min(max(1.25 * even, 12000), 60000))
+    cap = int(min(max(1.25 * even, 20000), 60000))
     return cap - cap % unit
 
 
