@@ -235,3 +235,20 @@ def test_duel_bad_input_is_one_line_exit_1(
     code, out, err = run(["duel", *argv], capsys)
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and message in err
+
+
+def test_solve_caches_in_the_state_directory_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ZILCH_TOWER_STATE_DIR", str(tmp_path))
+    monkeypatch.delenv("ZILCH_TOWER_CONFIG", raising=False)
+    code, out, _ = run(["solve", "--preset", "club", "--json"], capsys)
+    assert code == 0 and json.loads(out)["preset"] == "club"
+    assert len(list((tmp_path / "solver").glob("club-*.npz"))) == 1
+
+
+def test_decide_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        ["decide", "--bot", "dicenow", "--roll", "1", "5", "2", "2", "3", "6"], capsys
+    )
+    assert code == 0 and out == "dicenow keeps 1 and then rolls\n"

@@ -199,3 +199,14 @@ def test_doubling_the_cap_changes_nothing(name: str) -> None:
 def test_a_bad_cap_is_refused() -> None:
     with pytest.raises(ValueError, match="multiple of 50"):
         solve(find_preset("dicenow"), cap=12345)
+
+
+@pytest.mark.parametrize("name", ["dicenow", "twinson-5000", "greedy"])
+def test_more_points_on_the_table_are_never_worth_less(name: str) -> None:
+    sol = solve_cached(find_preset(name))
+    for tables in (sol.on_board, sol.entry):
+        if tables is None:
+            continue
+        steps = np.diff(tables.roll[:, 1:, :], axis=0)
+        assert np.all(steps >= -1e-9)
+        assert np.all((tables.zilch[:, 1:, :] >= 0) & (tables.zilch[:, 1:, :] <= 1 + 1e-12))
