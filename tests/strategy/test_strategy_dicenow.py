@@ -139,3 +139,18 @@ def test_a_zilch_roll_has_nothing_to_decide(bot: DicenowBot) -> None:
 def test_nothing_bonus_roll_takes_the_bonus_and_the_free_roll() -> None:
     playr_bot = make_bot("dicenow", find_preset("playr"))
     assert playr_bot.decide_view(TurnView((2, 2, 3, 4, 6, 6))) == Decision((), "roll")
+
+
+def test_checked_views_refuse_impossible_situations() -> None:
+    from zilch import InvalidDice
+    from zilch.strategy import InvalidSituation
+
+    assert TurnView.checked([1, 5], total=300, streak=2) == TurnView((1, 5), 300, streak=2)
+    with pytest.raises(InvalidSituation, match="negative"):
+        TurnView.checked([1], total=-50)
+    with pytest.raises(InvalidSituation, match="multiple of 50"):
+        TurnView.checked([1], total=75)
+    with pytest.raises(InvalidSituation, match="streak"):
+        TurnView.checked([1], streak=-1)
+    with pytest.raises(InvalidDice):
+        TurnView.checked([0, 7])

@@ -9,7 +9,7 @@ from zilch.strategy.coach import Choice, coach, coach_view
 from zilch.strategy.preview import Preview, preview, preview_dice
 from zilch.strategy.solution import Solution, SolutionDataError
 from zilch.strategy.solver import solve, solve_cached
-from zilch.strategy.view import Decision, TurnView
+from zilch.strategy.view import Decision, InvalidSituation, TurnView
 
 __all__ = [
     "BOTS",
@@ -17,6 +17,7 @@ __all__ = [
     "Choice",
     "Decision",
     "DicenowBot",
+    "InvalidSituation",
     "OptimalBot",
     "Preview",
     "Solution",

@@ -11,11 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from zilch.errors import IllegalAction, InvalidDice
+from zilch.errors import IllegalAction, ZilchError
 from zilch.rules import RuleSet
 from zilch.scoring import SetAside, check_dice, legal_set_asides
 
 Then = Literal["roll", "bank"]
+
+
+class InvalidSituation(ZilchError, ValueError):
+    """A turn situation given from outside that cannot happen (negative total, ...)."""
 
 
 class PlayerLike(Protocol):
@@ -111,14 +115,18 @@ class TurnView:
         on_board: bool = True,
         final: bool = False,
     ) -> TurnView:
-        """A view from outside input, each value checked with a one-line reason."""
+        """A view from outside input, each value checked with a one-line reason.
+
+        Raises :class:`~zilch.InvalidDice` for the roll and
+        :class:`InvalidSituation` for the numbers.
+        """
         dice = check_dice(roll)
         if total < 0:
-            raise InvalidDice(f"the turn total cannot be negative (got {total})")
+            raise InvalidSituation(f"the turn total cannot be negative (got {total})")
         if total % 50:
-            raise InvalidDice(f"a turn total is a multiple of 50 (got {total})")
+            raise InvalidSituation(f"a turn total is a multiple of 50 (got {total})")
         if streak < 0:
-            raise InvalidDice(f"a zilch streak cannot be negative (got {streak})")
+            raise InvalidSituation(f"a zilch streak cannot be negative (got {streak})")
         return cls(dice, total, score, opponent, streak, on_board, final)
 
     @property
