@@ -17,7 +17,7 @@ from typing import Any
 
 from zilch import PRESETS, find_preset
 from zilch.strategy import make_bot, solve
-from zilch.strategy import model as strategy_model
+from zilch.strategy.model import forget_roll_tables
 
 BUSCHE_PLAYR = 620.855
 
@@ -25,7 +25,7 @@ BUSCHE_PLAYR = 620.855
 def time_solves(name: str, repeats: int) -> dict[str, Any]:
     """Seconds for a first solve (roll tables included) and the median of later solves."""
     rules = find_preset(name)
-    strategy_model._TABLES.pop(rules, None)
+    forget_roll_tables()
     start = time.perf_counter()
     solution = solve(rules)
     cold = time.perf_counter() - start

@@ -8,7 +8,7 @@ from zilch.strategy.bots import BOTS, Bot, DicenowBot, OptimalBot, UnknownBot, m
 from zilch.strategy.coach import Choice, coach, coach_view
 from zilch.strategy.preview import Preview, preview, preview_dice
 from zilch.strategy.solution import Solution, SolutionDataError
-from zilch.strategy.solver import solve, solve_cached
+from zilch.strategy.solver import SolverError, solve, solve_cached
 from zilch.strategy.view import Decision, InvalidSituation, TurnView
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Preview",
     "Solution",
     "SolutionDataError",
+    "SolverError",
     "TurnView",
     "UnknownBot",
     "coach",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from zilch.errors import ZilchError
 from zilch.rules import RuleSet
 from zilch.strategy.model import (
     StreakModel,
@@ -32,6 +33,12 @@ SOLVER_VERSION = 3
 """Changes whenever a solve of the same rules could give different numbers."""
 
 _MAX_ITERATIONS = 60
+
+
+class SolverError(ZilchError, ValueError):
+    """A solve asked for with settings it cannot use."""
+
+
 _TOLERANCE = 1e-10
 
 
@@ -124,7 +131,7 @@ def solve(rules: RuleSet, cap: int | None = None) -> Solution:
     if cap is None:
         cap = turn_cap(table, table.unit)
     elif cap < 1000 or cap % table.unit:
-        raise ValueError(f"cap must be at least 1000 and a multiple of {table.unit}, not {cap}")
+        raise SolverError(f"cap must be at least 1000 and a multiple of {table.unit}, not {cap}")
     compulsory = rules.free_roll == "compulsory"
     model = streak_model(rules)
     on_turn = TurnModel(table, rules.entry_needed(True), compulsory, cap)

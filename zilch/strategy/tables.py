@@ -105,14 +105,3 @@ def _gcd(a: int, b: int) -> int:
     while b:
         a, b = b, a % b
     return abs(a)
-
-
-_TABLES: dict[str, RollTable] = {}
-
-
-def cached_roll_table(key: str, options_for: OptionsFor) -> RollTable:
-    """:func:`build_roll_table`, memoised by a key naming the rule set."""
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = build_roll_table(options_for)
-    return table
