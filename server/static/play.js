@@ -243,6 +243,7 @@
         h("strong", {}, points(p.score)))));
 
     const idle = state.phase === "idle" || !(state.players || []).length;
+    root.classList.toggle("idle", idle);
     const joined = me && (state.players || []).some((p) => p.name === me);
     const joinOpen = !state.table || state.table.join_open !== false;
     $("join-panel").hidden = idle || joined || state.finished;

@@ -33,6 +33,7 @@ CHROMIUM_ARGS = [
 TABLE_PIN = "4321"
 ADMIN_PIN = "97531"
 SEED = 4
+PAGE_TIMEOUT_MS = 60_000  # generous: CI machines are shared and slow at times
 
 
 @dataclass
@@ -140,6 +141,7 @@ def page_for(chromium: Any) -> Iterator[Any]:
 
     def make(width: int = 1920, height: int = 1080, **options: Any) -> Any:
         context = chromium.new_context(viewport={"width": width, "height": height}, **options)
+        context.set_default_timeout(PAGE_TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()
         errors: list[str] = []

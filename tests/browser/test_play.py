@@ -181,3 +181,19 @@ def test_a_phone_plays_only_its_own_players_turns(live_table: LiveTable, page_fo
     page.click("#forget")
     page.wait_for_selector("#roll:not([disabled])")
     assert page.is_visible("#pin-panel"), "forgetting also forgets the PIN"
+
+
+def test_new_game_form_adds_computer_players(live_table: LiveTable, page_for: Any) -> None:
+    page = open_phone(page_for, live_table)
+    assert page.is_visible("#new-game-form"), "with no game the form is open"
+    page.select_option("#ng-preset", "club")
+    page.fill("#ng-players", "Ann")
+    page.click("#ng-add-bot")
+    page.fill("#ng-bots .bot-row:last-child .bot-name", "Robo")
+    page.select_option("#ng-bots .bot-row:last-child .bot-kind", "optimal")
+    page.click("#new-game-form button[type=submit]")
+    page.wait_for_selector("#notice:not([hidden])")
+    state = live_table.service.state()
+    assert state["preset"] == "club"
+    assert {p["name"]: p["bot"] for p in state["players"]} == {"Ann": None, "Robo": "optimal"}
+    assert page.js_errors == []
