@@ -131,6 +131,7 @@ class Controller:
         self.announcement: dict[str, Any] | None = None
         self.refused: tuple[int, ...] | None = None
         self.seq = 0
+        self.last_shake: dict[str, float] | None = None
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_LENGTH)
         # transient
         self._bot_objects: dict[str, Any] = {}
@@ -241,6 +242,7 @@ class Controller:
             "preset": self.preset,
             "house_rules": self.house_rules,
             "bots": self.bots,
+            "last_shake": self.last_shake,
         }
 
     def _commit(
@@ -309,6 +311,7 @@ class Controller:
         self.then = snap.get("then")
         self.tries = int(snap.get("tries", 0))
         self.announcement = snap.get("announcement")
+        self.last_shake = snap.get("last_shake")
         refused = snap.get("refused")
         self.refused = None if refused is None else tuple(refused)
         if game_id is not None:
@@ -514,13 +517,17 @@ class Controller:
     def _finish_roll(self) -> None:
         """Shake, wait for the dice to settle, read; an unsure reading shakes again."""
         game = self._need_game()
-        self.hw.tower.shake()
+        pulses = self.hw.tower.shake()
+        shake_s = float(pulses[-1][1]) if pulses else 0.0
+        tumble_s = shake_s + float(getattr(self.hw.tower, "settle_time_s", 0.0))
+        if self.tries and self.last_shake is not None:  # a reshake: count every shake of the roll
+            tumble_s += self.last_shake["tumble_s"]
+        self.last_shake = {"shake_s": round(shake_s, 3), "tumble_s": round(tumble_s, 3)}
         self.phase = "settling"
         self._commit()
         frame = self._settled_frame()
-        self.phase = "reading"
+        self.phase = "reading"  # not published: the result follows within milliseconds
         self.hw.tower.light.show("reading")
-        self._commit()
         reading = self.hw.read(frame, game.state.turn.dice_left)
         if reading.ok:
             self._score(reading)
@@ -637,21 +644,31 @@ class Controller:
         self._check_tray()
 
     def _check_tray(self) -> None:
-        """Read the tray; move on once it holds the dice the next roll needs."""
+        """Read the tray; move on once it holds the dice the next roll needs.
+
+        In the simulator a tray the reader cannot make out after the table's
+        own hands moved the dice is taken as the simulator knows it (nobody is
+        there to nudge a die); on the real tower the person is asked until the
+        camera confirms.
+        """
         game = self._need_game()
         frame = self.hw.camera.read()
         reading = self.hw.read(frame, None)
         self._next_poll = self.clock() + self.timing.poll_s
-        if not reading.ok:
+        if reading.ok:
+            values = tuple(sorted(reading.values))
+        elif self.hw.sim_hands:
+            log.info("simulated tray not readable (%s); using the simulator's tray", reading.reason)
+            values = tuple(sorted(int(d["value"]) for d in self.hw.tower.tray()))
+        else:
             return
-        values = tuple(sorted(reading.values))
         if self.phase == "remove_dice":
             good = values == self.expect_tray
         else:
             good = len(values) == game.state.turn.dice_left
         if good:
             self.in_tray = len(values)
-            self.reading = reading.to_json()
+            self.reading = reading.to_json() if reading.ok else self.reading
             self.expect_tray = None
             self.phase, self.message = "ready", ""
             self.hw.tower.light.show("ready")

@@ -72,6 +72,7 @@ class StateDocument:
                 "next_game": self.host.next_game(self.wall_clock()),
                 "join_open": False,
                 "in_tray": ctl.in_tray,
+                "last_shake": ctl.last_shake,
             },
         }
         if game is None:
@@ -281,7 +282,8 @@ class TableService:
         else:
             source = open_source(camera_cfg["source"], **camera_cfg)
         camera = SharedCamera(source)
-        calibration = _CalibrationFile(self.config.calibration_path)
+        fallback = self._sim_calibration(tower, camera_cfg, source) if self.sim else None
+        calibration = _CalibrationFile(self.config.calibration_path, fallback)
 
         def read(frame: Any, expected: int | None) -> Any:
             return read_dice(frame, calibration.get(), expected=expected)
@@ -294,6 +296,29 @@ class TableService:
             sim_hands=self.sim,
             skip_time=self._skip_time if self.sim else None,
         )
+
+    def _sim_calibration(self, tower: Any, camera_cfg: Mapping[str, Any], source: Any) -> Any:
+        """A calibration of the rendered camera, used while no calibration file exists.
+
+        The simulator knows its empty tray exactly, so it calibrates itself the
+        way the calibration page would (empty tray, then the dice): the reader
+        is then as fast and sure as on a calibrated tower.
+        """
+        from vision.calibration import CalibrationError, calibrate
+        from vision.render import render_tray
+
+        dice = len(tower.tray())
+        if not dice:
+            return None
+        size = (camera_cfg["width"], camera_cfg["height"])
+        empty, _ = render_tray([], size=size, seed=self.seed)
+        try:
+            calibration, report = calibrate(empty, source.read(), expected=dice)
+        except CalibrationError as exc:
+            log.warning("the simulator could not calibrate itself: %s", exc)
+            return None
+        log.info("simulated camera calibrated: %s", report.get("text", ""))
+        return calibration
 
     def _sim_clock(self) -> float:
         """The simulated tower's clock: monotonic, moved on by replays."""
@@ -419,10 +444,14 @@ class TableService:
 
 
 class _CalibrationFile:
-    """The calibration file, reloaded when the calibration page saves a new one."""
+    """The calibration file, reloaded when the calibration page saves a new one.
 
-    def __init__(self, path: Path) -> None:
+    Without a (usable) file, ``fallback`` (the simulator's own calibration) or None.
+    """
+
+    def __init__(self, path: Path, fallback: Any = None) -> None:
         self.path = path
+        self.fallback = fallback
         self._mtime: float | None = None
         self._value: Any = None
 
@@ -433,7 +462,7 @@ class _CalibrationFile:
             mtime = self.path.stat().st_mtime
         except OSError:
             self._mtime, self._value = None, None
-            return None
+            return self.fallback
         if mtime != self._mtime:
             self._mtime = mtime
             try:
@@ -441,7 +470,7 @@ class _CalibrationFile:
             except (CalibrationError, OSError, ValueError) as exc:
                 log.warning("ignoring calibration %s: %s", self.path, exc)
                 self._value = None
-        return self._value
+        return self._value if self._value is not None else self.fallback
 
 
 __all__ = ["DB_NAME", "TableError", "TableService"]
