@@ -21,6 +21,7 @@ from flask import Blueprint, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
 from server.api import ApiError, require_admin_pin
+from server.controller import TableError
 from vision import annotate, read_dice
 from vision.calibration import Calibration, CalibrationError, calibrate
 from vision.sources import SourceError
@@ -29,7 +30,6 @@ bp = Blueprint("calibration_api", __name__, url_prefix="/api/calibrate")
 
 DICE = 6
 JPEG_QUALITY = 80
-IDLE_PHASES = ("idle", "over")
 
 
 class CalibrationStepError(ValueError):
@@ -91,10 +91,6 @@ def _read(frame: np.ndarray, session: CalibrationSession) -> Any:
     if session.candidate is not None:
         return read_dice(frame, session.candidate)
     return _service().hardware.read(frame, None)
-
-
-def _phase() -> str:
-    return str(_service().state().get("phase", "idle"))
 
 
 # ---------- checks and answers ----------
@@ -270,29 +266,28 @@ def _simulated_tower() -> Any:
     return service.hardware.tower if service.sim else None
 
 
-def _sim_tower_for_hands() -> Any:
-    tower = _simulated_tower()
-    if tower is None:
+def _move_sim_dice(take_out: bool) -> Response:
+    """Run the service's journaled simulator hands; the status and the dice in the tray."""
+    service = _service()
+    if not service.sim:
         raise CalibrationStepError("only the simulated tower has helper hands; move the dice")
-    if _phase() not in IDLE_PHASES:
-        raise CalibrationStepError("a game is running: calibrate between games")
-    return tower
+    try:
+        if take_out:
+            service.sim_take_out()
+        else:
+            service.sim_put_back()
+    except TableError as exc:
+        raise CalibrationStepError(str(exc)) from None
+    return jsonify(_status(_session()) | {"in_tray": service.hardware.tower.in_tray})
 
 
 @bp.post("/sim/take-out")
 def sim_take_out() -> Response:
-    """Simulator: take every die out of the tray (for the empty-tray step)."""
-    tower = _sim_tower_for_hands()
-    values = [int(d["value"]) for d in tower.tray()]
-    if values:
-        tower.remove(values)
-    return jsonify(_status(_session()) | {"in_tray": tower.in_tray})
+    """Simulator, between games: take every die out of the tray (for the empty-tray step)."""
+    return _move_sim_dice(take_out=True)
 
 
 @bp.post("/sim/put-back")
 def sim_put_back() -> Response:
-    """Simulator: put every die taken out back into the tray (for the dice step)."""
-    tower = _sim_tower_for_hands()
-    if tower.out_of_tray:
-        tower.put_back()
-    return jsonify(_status(_session()) | {"in_tray": tower.in_tray})
+    """Simulator, between games: put every die back into the tray (for the dice step)."""
+    return _move_sim_dice(take_out=False)

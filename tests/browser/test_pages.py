@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,3 +81,17 @@ def test_pages_use_only_local_assets(client: Any) -> None:
             assert f"/assets/{asset}" in html
     with client.get("/assets/tv.js") as response:
         assert response.status_code == 200
+
+
+def test_a_missing_chromium_skips_except_under_ci(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import conftest
+
+    monkeypatch.setattr(conftest, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no-chromium is absent"):
+        conftest._require_chromium()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        conftest._require_chromium()
