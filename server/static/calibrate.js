@@ -57,6 +57,11 @@
 
   async function pollFrame() {
     frameTimer = null;
+    if (document.hidden) {
+      /* a phone in a pocket: no frames until the page is looked at again */
+      document.addEventListener("visibilitychange", resume, { once: true });
+      return;
+    }
     try {
       const response = await fetch("/api/calibrate/frame.jpg", {
         headers: { "X-Admin-Pin": adminPin() },
@@ -86,6 +91,10 @@
       $("live-reading").textContent = "No picture: the tower did not answer.";
     }
     if (!$("steps-panel").hidden) frameTimer = setTimeout(pollFrame, FRAME_MS);
+  }
+
+  function resume() {
+    if (frameTimer === null && !$("steps-panel").hidden) pollFrame();
   }
 
   /* ---------- steps ---------- */
