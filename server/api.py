@@ -149,10 +149,10 @@ def dice_field(data: dict[str, Any], key: str) -> list[int]:
     return list(value)
 
 
-def act(action: Callable[[], dict[str, Any]]) -> Response:
+def act(action: Callable[[], Any]) -> Response:
     """Run a table action; the new state, or the engine's reason with 409."""
     try:
-        state = action()
+        action()
     except ApiError:
         raise
     except (IllegalAction, TableError) as exc:
@@ -161,7 +161,7 @@ def act(action: Callable[[], dict[str, Any]]) -> Response:
         raise ApiError("the table did not answer in time; try again", 503) from None
     except ValueError as exc:
         raise ApiError(str(exc), 400) from None
-    return jsonify(state)
+    return Response(service().state_json(), mimetype="application/json")
 
 
 # -- reading -------------------------------------------------------------------
@@ -170,7 +170,7 @@ def act(action: Callable[[], dict[str, Any]]) -> Response:
 @bp.get("/state")
 def state() -> Response:
     """The whole table (docs/architecture.md)."""
-    return jsonify(service().state())
+    return Response(service().state_json(), mimetype="application/json")
 
 
 @bp.get("/events")

@@ -242,6 +242,7 @@ class TableService:
             solution=self.solutions.get,
         )
         self._doc: dict[str, Any] = {}
+        self._doc_text = "{}"
         self._doc_lock = threading.Lock()
         self._started = False
 
@@ -360,13 +361,18 @@ class TableService:
         doc = self.document.build(self.controller)
         text = json.dumps(doc, separators=(",", ":"))
         with self._doc_lock:
-            self._doc = doc
+            self._doc, self._doc_text = doc, text
         self.broker.publish(seq, text)
 
     def state(self) -> dict[str, Any]:
         """The current ``/api/state`` document (do not modify it)."""
         with self._doc_lock:
             return self._doc
+
+    def state_json(self) -> str:
+        """The current state document as JSON text (encoded once per change)."""
+        with self._doc_lock:
+            return self._doc_text
 
     def subscribe(self, last_id: int | None = None) -> Iterator[str]:
         """Server-sent events: every state after ``last_id``, with keep-alives."""
