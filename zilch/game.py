@@ -11,32 +11,31 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from zilch.errors import GameOver, IllegalAction, InvalidPlayer
 from zilch.rules import RuleSet
 from zilch.scoring import SetAside, check_dice, counts_of, scoring_table
 from zilch.state import Event, GameState, PlayerState, TurnState
+from zilch.steps import (
+    Step,
+    bank,
+    bank_refusal,
+    dice_text,
+    end_turn,
+    forgive,
+    hot_dice,
+    names_text,
+    nothing,
+    refresh,
+    start_turn,
+    zilch,
+)
 
 __all__ = ["ACTIONS", "Event", "Game", "GameState", "PlayerState", "TurnState"]
 
-_T = TypeVar("_T")
-
 ACTIONS = ("roll", "keep", "bank", "skip", "join", "challenge")
 NAME_MAX = 24
-ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
-
-
-def _dice(values: Sequence[int]) -> str:
-    return " ".join(map(str, values))
-
-
-def _ordinal(n: int) -> str:
-    return ORDINALS.get(n, f"{n}th")
-
-
-def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def check_name(name: object) -> str:
@@ -49,51 +48,6 @@ def check_name(name: object) -> str:
     if any(unicodedata.category(ch).startswith("C") for ch in name) or "," in name:
         raise InvalidPlayer(f"player name {name!r} may not hold commas or control characters")
     return name
-
-
-def _replace(value: _T, **changes: Any) -> _T:
-    """A copy of a frozen state object with some fields changed.
-
-    A fast :func:`dataclasses.replace` for the engine's own plain frozen
-    dataclasses (no ``__post_init__``, no init-only fields, only known field
-    names passed: the tests cover every call): replays of long records spend
-    much of their time here.
-    """
-    new = object.__new__(type(value))
-    object.__setattr__(new, "__dict__", {**value.__dict__, **changes})
-    return new
-
-
-class _Step:
-    """One action being applied: the state as it is being rebuilt, and its events."""
-
-    def __init__(self, rules: RuleSet, state: GameState) -> None:
-        self.rules = rules
-        self.state = state
-        self.events: list[Event] = []
-
-    @property
-    def me(self) -> PlayerState:
-        """The player whose turn it is."""
-        return self.state.player(self.state.current or "")
-
-    def emit(self, kind: str, player: str | None, text: str, **data: Any) -> None:
-        self.events.append(Event(kind, player, data, text))
-
-    def set(self, **changes: Any) -> None:
-        self.state = _replace(self.state, **changes)
-
-    def turn(self, **changes: Any) -> None:
-        self.set(turn=_replace(self.state.turn, **changes))
-
-    def update(self, name: str, **changes: Any) -> None:
-        players = self.state.players
-        for at, player in enumerate(players):
-            if player.name == name:
-                changed = _replace(player, **changes)
-                self.set(players=(*players[:at], changed, *players[at + 1 :]))
-                return
-        raise KeyError(name)
 
 
 class Game:
@@ -127,8 +81,8 @@ class Game:
             phase="roll",
             turn=TurnState(player=names[0]),
         )
-        step = _Step(rules, state)
-        _start_turn(step, names[0])
+        step = Step(rules, state)
+        start_turn(step, names[0])
         self._state = step.state
         self._journal: list[Event] = list(step.events)
         self._actions: list[dict[str, Any]] = []
@@ -157,7 +111,7 @@ class Game:
 
     def bank_refusal(self) -> str | None:
         """Why the current player may not bank now, or None when banking is allowed."""
-        return _bank_refusal(self.rules, self._state)
+        return bank_refusal(self.rules, self._state)
 
     # --- actions -----------------------------------------------------------------
 
@@ -167,21 +121,24 @@ class Game:
         state, turn = step.state, step.state.turn
         if state.phase != "roll":
             raise IllegalAction(
-                f"{state.current} must set aside dice from {_dice(turn.roll or ())} before rolling"
+                f"{state.current} must set aside dice from {dice_text(turn.roll or ())} "
+                "before rolling"
             )
         dice = check_dice(values, f"{state.current}'s roll", turn.dice_left, turn.dice_left)
         first = turn.rolls == 0
-        step.emit("roll", state.current, f"{state.current} rolls {_dice(dice)}.", dice=list(dice))
+        step.emit(
+            "roll", state.current, f"{state.current} rolls {dice_text(dice)}.", dice=list(dice)
+        )
         step.turn(rolls=turn.rolls + 1, roll=dice, free_roll=False)
         step.set(started=True, phase="keep")
         if self._table.legal(dice, counts_of(turn.pyramid)):
             pass
         elif len(dice) == 6 and self.rules.nothing_bonus:
-            _nothing(step)
+            nothing(step)
         elif first and step.me.forgiveness > 0:
-            _forgive(step)
+            forgive(step)
         else:
-            _zilch(step)
+            zilch(step)
         return self._commit(step, {"roll": list(values)})
 
     def keep(self, values: Sequence[int]) -> list[Event]:
@@ -212,7 +169,7 @@ class Game:
         step.emit(
             "set_aside",
             state.current,
-            f"{state.current} keeps {_dice(kept)} for {split.points:,}"
+            f"{state.current} keeps {dice_text(kept)} for {split.points:,}"
             + (f" ({split.describe()})" if split.mixed else "")
             + f": turn total {total:,}, {left} {'die' if left == 1 else 'dice'} left.",
             dice=list(kept),
@@ -222,16 +179,16 @@ class Game:
             combinations=split.describe(),
         )
         if left == 0:
-            _hot_dice(step)
+            hot_dice(step)
         return self._commit(step, {"keep": list(values)})
 
     def bank(self) -> list[Event]:
         """End the turn and add the turn total to the banked score."""
         step = self._begin()
-        refusal = _bank_refusal(self.rules, step.state)
+        refusal = bank_refusal(self.rules, step.state)
         if refusal is not None:
             raise IllegalAction(refusal)
-        _bank(step)
+        bank(step)
         return self._commit(step, {"bank": True})
 
     def skip(self) -> list[Event]:
@@ -244,7 +201,7 @@ class Game:
             )
         step.emit("skip", state.current, f"{state.current} does not answer: the turn is skipped.")
         step.set(started=True)
-        _end_turn(step, 0)
+        end_turn(step, 0)
         return self._commit(step, {"skip": True})
 
     def join(self, name: str) -> list[Event]:
@@ -360,307 +317,14 @@ class Game:
 
     # --- internals -----------------------------------------------------------------
 
-    def _begin(self) -> _Step:
+    def _begin(self) -> Step:
         if self._state.finished:
-            raise GameOver(f"the game is over; winners: {_names(self._state.winners)}")
-        return _Step(self.rules, self._state)
+            raise GameOver(f"the game is over; winners: {names_text(self._state.winners)}")
+        return Step(self.rules, self._state)
 
-    def _commit(self, step: _Step, action: dict[str, Any]) -> list[Event]:
-        _refresh(step)
+    def _commit(self, step: Step, action: dict[str, Any]) -> list[Event]:
+        refresh(step)
         self._state = step.state
         self._journal.extend(step.events)
         self._actions.append(action)
         return step.events
-
-
-# --- what happens inside a turn ------------------------------------------------------
-
-
-def _refresh(step: _Step) -> None:
-    """Keep ``turn.can_bank`` in step with the rest of the state."""
-    if not step.state.finished:
-        step.turn(can_bank=_bank_refusal(step.rules, step.state) is None)
-
-
-def _bank_refusal(rules: RuleSet, state: GameState) -> str | None:
-    if state.finished or state.current is None:
-        return "the game is over"
-    name, turn = state.current, state.turn
-    me = state.player(name)
-    if state.phase == "keep":
-        return f"{name} must set aside scoring dice from {_dice(turn.roll or ())} first"
-    if turn.total <= 0:
-        return f"{name} has nothing to bank yet: roll the dice"
-    if turn.free_roll and rules.free_roll == "compulsory":
-        return f"all six dice scored: under {rules.name} {name} must roll six dice again"
-    need = rules.entry_needed(me.on_board)
-    if turn.total < need:
-        why = "to get on board" if not me.on_board and need > rules.bank_minimum else "to bank"
-        return f"{name} needs {need:,} {why} and has {turn.total:,}: roll {turn.dice_left} dice"
-    if rules.surpassing and turn.total <= state.last_turn_score:
-        return (
-            f"{name} must beat the previous turn's {state.last_turn_score:,} to bank "
-            f"(surpassing) and has {turn.total:,}"
-        )
-    return None
-
-
-def _hot_dice(step: _Step) -> None:
-    name, total = step.state.current, step.state.turn.total
-    step.turn(dice_left=6, set_aside=(), pyramid=(), free_roll=True)
-    must = step.rules.free_roll == "compulsory"
-    then = "must roll all six again" if must else "may bank or roll all six again"
-    step.emit(
-        "free_roll",
-        name,
-        f"Hot dice! All six dice scored: {name} {then} (turn total {total:,}).",
-        total=total,
-        compulsory=must,
-    )
-
-
-def _nothing(step: _Step) -> None:
-    name, bonus = step.state.current, step.rules.nothing_bonus
-    total = step.state.turn.total + bonus
-    step.turn(total=total, roll=None, dice_left=6, set_aside=(), pyramid=(), free_roll=True)
-    step.set(phase="roll")
-    step.emit(
-        "nothing",
-        name,
-        f"{name} rolls nothing at all: {bonus:,} points and all six dice back "
-        f"(turn total {total:,}).",
-        points=bonus,
-        total=total,
-    )
-
-
-def _forgive(step: _Step) -> None:
-    me = step.me
-    step.update(me.name, forgiveness=me.forgiveness - 1)
-    step.turn(roll=None)
-    step.set(phase="roll")
-    step.emit(
-        "forgiven",
-        me.name,
-        f"Forgiveness: {me.name}'s first roll zilched, so {me.name} rolls six dice again "
-        "(once per game).",
-        left=me.forgiveness - 1,
-    )
-
-
-def _zilch(step: _Step) -> None:
-    rules, me, turn = step.rules, step.me, step.state.turn
-    streak = me.streak + 1
-    step.update(me.name, streak=streak, zilches=me.zilches + 1)
-    step.emit(
-        "zilch",
-        me.name,
-        (
-            f"Zilch! {me.name} loses the turn's {turn.total:,}"
-            if turn.total
-            else f"Zilch! {me.name} scores nothing this turn"
-        )
-        + (f" ({_ordinal(streak)} zilch in a row)." if streak > 1 else "."),
-        lost=turn.total,
-        streak=streak,
-    )
-    if turn.challenge:
-        level = turn.challenge_level
-        _penalise(
-            step, me.name, rules.challenge_penalties[level - 1], f"zilching challenge {level}"
-        )
-    if rules.zilch_penalty and streak >= rules.penalty_streak:
-        _penalise(step, me.name, rules.zilch_penalty, f"a {_ordinal(streak)} zilch in a row")
-        if rules.after_penalty == "reset":
-            step.update(me.name, streak=0)
-    _end_turn(step, 0)
-
-
-def _set_score(step: _Step, name: str, score: int) -> int:
-    """Set a banked score, keeping the floor and the "while zero" entry rule."""
-    if step.rules.score_floor == "zero":
-        score = max(0, score)
-    on_board = step.state.player(name).on_board
-    if step.rules.entry_rule == "while_zero" and score <= 0:
-        on_board = False
-    step.update(name, score=score, on_board=on_board)
-    return score
-
-
-def _penalise(step: _Step, name: str, amount: int, reason: str) -> None:
-    before = step.state.player(name).score
-    after = _set_score(step, name, before - amount)
-    step.emit(
-        "penalty",
-        name,
-        f"{name} loses {before - after:,} for {reason} and has {after:,}.",
-        amount=before - after,
-        score=after,
-        reason=reason,
-    )
-
-
-def _bank(step: _Step) -> None:
-    rules, state, me = step.rules, step.state, step.me
-    total = state.turn.total
-    score = _set_score(step, me.name, me.score + total)
-    reached = me.reached
-    if reached is None and score >= rules.target:
-        reached = state.turn_number
-    step.update(me.name, streak=0, on_board=True, reached=reached)
-    step.emit(
-        "bank", me.name, f"{me.name} banks {total:,} and has {score:,}.", points=total, score=score
-    )
-    victim = state.turn.challenge
-    if victim:
-        left = _set_score(step, victim, state.player(victim).score - total)
-        step.emit(
-            "challenge",
-            victim,
-            f"{victim} loses {total:,} to {me.name}'s challenge and has {left:,}.",
-            challenger=me.name,
-            points=total,
-            score=left,
-        )
-    if rules.ending == "final_turn" and state.closer is None and score >= rules.target:
-        names = state.names
-        at = names.index(me.name)
-        pending = names[at + 1 :] + names[:at]
-        step.set(closer=me.name, pending=pending, final_round=True)
-        step.emit(
-            "final_round",
-            me.name,
-            f"{me.name} has reached {rules.target:,} with {score:,}: "
-            f"{_names(pending)} {'takes' if len(pending) == 1 else 'each take'} one final turn.",
-            score=score,
-            players=list(pending),
-        )
-    _end_turn(step, total)
-
-
-# --- between turns ---------------------------------------------------------------------
-
-
-def _end_turn(step: _Step, banked: int) -> None:
-    """Close the current turn and start the next one, or end the game."""
-    state, rules = step.state, step.rules
-    name = state.current or ""
-    step.update(name, last_turn=banked)
-    step.set(last_turn_score=banked, turn_number=state.turn_number + 1)
-    if state.pending:
-        pending = tuple(n for n in state.pending if n != name)
-        step.set(pending=pending)
-        if pending:
-            _advance(step, pending[0])
-        else:
-            _resolve(step)
-        return
-    names = state.names
-    at = names.index(name) + 1
-    if at < len(names):
-        _start_turn(step, names[at])
-        return
-    done = state.round
-    step.set(round=done + 1)
-    if rules.ending == "final_round" and done >= rules.announce_from:
-        _announce_scores(step, done)
-        if state.final_round:
-            _resolve(step)
-            return
-        leader = max(step.state.players, key=lambda p: p.score)
-        if leader.score >= rules.target:
-            step.set(final_round=True)
-            step.emit(
-                "final_round",
-                leader.name,
-                f"Game point: {leader.name} has {leader.score:,}. "
-                f"Round {done + 1} is the final round.",
-                round=done + 1,
-                score=leader.score,
-            )
-    _start_turn(step, names[0])
-
-
-def _advance(step: _Step, name: str) -> None:
-    names = step.state.names
-    if names.index(name) <= names.index(step.state.current or name):
-        step.set(round=step.state.round + 1)
-    _start_turn(step, name)
-
-
-def _start_turn(step: _Step, name: str) -> None:
-    state = step.state
-    step.set(current=name, phase="roll", turn=TurnState(player=name))
-    kind = "tie-break turn" if state.tiebreak else "final turn" if state.pending else "turn"
-    step.emit(
-        "turn_start",
-        name,
-        f"{name}'s {kind} (round {state.round}).",
-        round=state.round,
-        turn=state.turn_number,
-        final=bool(state.pending) or state.final_round,
-        tiebreak=state.tiebreak,
-    )
-    if step.rules.ending == "final_round" and state.final_round:
-        _announce_needs(step, name)
-
-
-def _announce_needs(step: _Step, name: str) -> None:
-    me = step.state.player(name)
-    best = max(p.score for p in step.state.players if p.name != name)
-    needs = max(0, best - me.score + 1)
-    text = (
-        f"{name} needs {needs:,} to take the lead."
-        if needs
-        else f"{name} leads with {me.score:,}; any bank keeps the lead."
-    )
-    step.emit("announcement", name, text, needs=needs, score=me.score)
-
-
-def _announce_scores(step: _Step, done: int) -> None:
-    ranked = sorted(step.state.players, key=lambda p: -p.score)
-    listing = ", ".join(f"{p.name} {p.score:,}" for p in ranked)
-    step.emit(
-        "announcement",
-        None,
-        f"Scores after round {done}: {listing}.",
-        round=done,
-        scores={p.name: p.score for p in ranked},
-    )
-
-
-def _resolve(step: _Step) -> None:
-    """Game end: winners by the tie rule, or tie-break turns for tied leaders."""
-    state, rules = step.state, step.rules
-    top = max(p.score for p in state.players)
-    leaders = [p for p in state.players if p.score == top]
-    if len(leaders) > 1 and rules.tie == "tiebreak_turns":
-        names = state.names
-        at = names.index(state.current or names[0])
-        tied = tuple(
-            sorted((p.name for p in leaders), key=lambda n: (names.index(n) - at - 1) % len(names))
-        )
-        step.set(tiebreak=True, pending=tied)
-        step.emit(
-            "announcement",
-            None,
-            f"{_names(tied)} are tied at {top:,}: each takes one more turn.",
-            tied=list(tied),
-            score=top,
-        )
-        _advance(step, tied[0])
-        return
-    winners = leaders
-    reached = [p for p in leaders if p.reached is not None]
-    if len(leaders) > 1 and rules.tie == "first_to_reach" and reached:
-        winners = [min(reached, key=lambda p: p.reached or 0)]
-    names = tuple(p.name for p in winners)
-    how = "wins" if len(names) == 1 else "share the win"
-    step.set(finished=True, winners=names, phase="over", current=None, pending=(), turn=TurnState())
-    step.emit(
-        "game_over",
-        None,
-        f"Game over: {_names(names)} {how} with {top:,}.",
-        winners=list(names),
-        scores={p.name: p.score for p in state.players},
-    )
