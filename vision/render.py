@@ -72,6 +72,7 @@ def _grey(color: Color) -> float:
     return 0.114 * b + 0.587 * g + 0.299 * r
 
 
+@functools.lru_cache(maxsize=16)
 def pip_colors_for(die_color: str) -> tuple[str, ...]:
     """Pip colours that contrast with a die colour (e.g. white dice: black or red pips)."""
     if die_color not in DIE_COLORS:
