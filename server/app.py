@@ -8,7 +8,6 @@ and answers every error under ``/api`` as JSON. The table service lives in
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -16,13 +15,11 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from server import api, history
+from server import api, calibration_api, history, pages
 from server.config import Config, load_config
 from server.service import TableService
 
 log = logging.getLogger(__name__)
-
-OTHER_BLUEPRINTS = ("server.pages", "server.calibration_api")
 
 
 def create_app(
@@ -43,15 +40,8 @@ def create_app(
     if test_config:
         app.config.update(test_config)
     app.extensions["zilch_tower"] = service
-    for module_name in OTHER_BLUEPRINTS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            log.debug("%s is not part of this build", module_name)
-            continue
-        app.register_blueprint(module.bp)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(calibration_api.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(history.bp)
     app.register_error_handler(HTTPException, _http_error)

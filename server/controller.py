@@ -766,16 +766,24 @@ class Controller:
         return self.bots.get(current) if current else None
 
     def _bot_turn(self) -> str | None:
-        """The current player's bot name if a computer player must act now."""
+        """The current player's bot name if a computer player must act now.
+
+        In the simulator a computer player also presses ROLL when the tray
+        needs fixing (there is no person at a simulated tray).
+        """
         if self.game is None or self.game.state.finished:
             return None
-        if self.phase not in ("ready", "choose"):
+        phases = ("ready", "choose", "fix_tray") if self.hw.sim_hands else ("ready", "choose")
+        if self.phase not in phases:
             return None
         return self._bots_current()
 
     def _bot_move(self, bot_name: str) -> None:
         game = self._need_game()
         me = game.state.current or ""
+        if self.phase == "fix_tray":
+            self.roll()
+            return
         if self.phase == "ready":
             if self.then == "bank" and game.state.turn.can_bank:
                 self.bank()

@@ -218,3 +218,19 @@ def test_history_page(client) -> None:
     assert response.status_code == 200
     assert b"Are the dice fair?" in response.data and b"<svg" in response.data
     assert client.get("/api/fairness").get_json()["rolls"] == 0
+
+
+@pytest.mark.parametrize("path", ["/", "/play", "/calibrate", "/history"])
+def test_every_page_family_is_served(client, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200 and response.mimetype == "text/html"
+
+
+def test_calibration_endpoints_need_the_admin_pin(client) -> None:
+    response = client.post("/api/calibrate/empty", headers=PIN)
+    assert response.status_code == 401 and "X-Admin-Pin" in response.get_json()["error"]
+
+
+def test_unknown_page_is_not_json(client) -> None:
+    response = client.get("/no-such-page")
+    assert response.status_code == 404 and response.mimetype == "text/html"
