@@ -363,9 +363,12 @@ class Picamera2Source(_Source):
             self._camera.start()
             if lock:
                 self.lock_exposure()
-        except Exception:
+        except SourceError:
             self.close()
             raise
+        except (RuntimeError, ValueError, OSError) as error:
+            self.close()
+            raise SourceError(f"Pi camera {camera_num} cannot start: {error}") from error
 
     @property
     def size(self) -> tuple[int, int]:
@@ -403,8 +406,11 @@ class Picamera2Source(_Source):
     def read(self) -> Frame:
         """Capture the next frame from the main stream."""
         self._check_open()
-        frame = check_frame(self._camera.capture_array("main"), self.name)
-        return fit(frame, self._size)
+        try:
+            frame = self._camera.capture_array("main")
+        except (RuntimeError, OSError) as error:
+            raise SourceError(f"Pi camera returned no frame: {error}") from error
+        return fit(check_frame(frame, self.name), self._size)
 
     def _release(self) -> None:
         try:

@@ -233,7 +233,9 @@ def test_unopened_capture_is_camera_not_found() -> None:
 # --- Pi camera (picamera2 faked) --------------------------------------------------------------
 
 
-def fake_picamera2(steps: list[dict[str, Any]], log: list[Any], fail: bool = False) -> Any:
+def fake_picamera2(
+    steps: list[dict[str, Any]], log: list[Any], fail: bool = False, broken: str = ""
+) -> Any:
     """A stand-in ``picamera2`` module whose exposure converges over ``steps``."""
 
     class Picamera2:
@@ -250,6 +252,8 @@ def fake_picamera2(steps: list[dict[str, Any]], log: list[Any], fail: bool = Fal
             log.append(("configure", config))
 
         def start(self) -> None:
+            if broken == "start":
+                raise RuntimeError("Failed to start camera: Device or resource busy")
             log.append(("start",))
 
         def capture_metadata(self) -> dict[str, Any]:
@@ -261,6 +265,8 @@ def fake_picamera2(steps: list[dict[str, Any]], log: list[Any], fail: bool = Fal
             log.append(("set_controls", controls))
 
         def capture_array(self, stream: str = "main") -> np.ndarray:
+            if broken == "capture":
+                raise RuntimeError("Camera frontend has timed out!")
             log.append(("capture", stream))
             return solid(40, (640, 480))
 
@@ -349,6 +355,22 @@ def test_picamera2_metadata_without_exposure_closes_the_camera(
     with pytest.raises(SourceError, match="lacks ExposureTime"):
         Picamera2Source(settle_frames=3)
     assert log[-2:] == [("stop",), ("close",)]
+
+
+def test_picamera2_busy_camera_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    log: list[Any] = []
+    module = fake_picamera2([meta(1, 1.0, (1.0, 1.0))], log, broken="start")
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with pytest.raises(SourceError, match="Pi camera 0 cannot start: Failed to start camera"):
+        Picamera2Source()
+    assert log[-2:] == [("stop",), ("close",)]
+
+
+def test_picamera2_capture_failure_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = fake_picamera2([meta(1, 1.0, (1.0, 1.0))], [], broken="capture")
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with Picamera2Source() as camera, pytest.raises(SourceError, match="returned no frame"):
+        camera.read()
 
 
 # --- shared camera ----------------------------------------------------------------------------
