@@ -113,6 +113,26 @@ class Game:
         """Why the current player may not bank now, or None when banking is allowed."""
         return bank_refusal(self.rules, self._state)
 
+    def allowed_actions(self) -> tuple[str, ...]:
+        """The kinds of action legal now, for buttons and prompts.
+
+        ``keep`` means some set-aside of the waiting roll; ``join`` and
+        ``challenge`` mean that a suitable name would be accepted.
+        """
+        state, turn = self._state, self._state.turn
+        if state.finished:
+            return ()
+        kinds = ["keep"] if state.phase == "keep" else ["roll"]
+        if turn.can_bank:
+            kinds.append("bank")
+        if state.phase == "roll" and not turn.rolls and not turn.challenge:
+            kinds.append("skip")
+            if self._challenge_refusal() is None:
+                kinds.append("challenge")
+        if self._join_refusal() is None:
+            kinds.append("join")
+        return tuple(kinds)
+
     # --- actions -----------------------------------------------------------------
 
     def roll(self, values: Sequence[int]) -> list[Event]:
@@ -211,16 +231,9 @@ class Game:
         name = check_name(name)
         if name.casefold() in (n.casefold() for n in state.names):
             raise InvalidPlayer(f"{name} is already playing")
-        if len(state.players) >= rules.players_max:
-            raise IllegalAction(f"the table is full: {rules.name} takes {rules.players_max}")
-        late_ok = rules.join_rounds and state.round <= rules.join_rounds and not state.final_round
-        if state.started and not late_ok:
-            when = (
-                f"during the first {rules.join_rounds} rounds"
-                if rules.join_rounds
-                else "before the first roll"
-            )
-            raise IllegalAction(f"{name} cannot join now: under {rules.name} players join {when}")
+        refusal = self._join_refusal()
+        if refusal is not None:
+            raise IllegalAction(f"{name} cannot join now: {refusal}")
         after = state.names[-1]
         step.set(players=(*state.players, PlayerState(name, forgiveness=rules.forgiveness)))
         step.emit("join", name, f"{name} joins the game and plays after {after}.")
@@ -231,21 +244,13 @@ class Game:
         step = self._begin()
         state, rules = step.state, self.rules
         me = step.me
-        if not rules.challenging:
-            raise IllegalAction(
-                f"challenge turns are off under {rules.name}; "
-                "they need the house rule challenging=true"
-            )
-        if state.phase != "roll" or state.turn.rolls or state.turn.challenge:
-            raise IllegalAction("a challenge is announced once, before the turn's first roll")
+        refusal = self._challenge_refusal()
+        if refusal is not None:
+            raise IllegalAction(refusal)
         others = [n for n in state.names if n != me.name]
         if victim not in others:
             raise IllegalAction(f"{victim!r} is not another player; challenge one of {others}")
         level = 2 if me.score >= rules.challenge_split else 1
-        if level == 1 and not me.on_board:
-            raise IllegalAction(f"{me.name} must be on board to use challenge one")
-        if level in me.challenges:
-            raise IllegalAction(f"{me.name} has already used challenge {level}")
         penalty = rules.challenge_penalties[level - 1]
         step.update(me.name, challenges=(*me.challenges, level))
         step.turn(challenge=victim, challenge_level=level)
@@ -316,6 +321,42 @@ class Game:
         return game_from_json(data)
 
     # --- internals -----------------------------------------------------------------
+
+    def _join_refusal(self) -> str | None:
+        """Why nobody can join now (table full, too late), or None."""
+        state, rules = self._state, self.rules
+        if state.finished:
+            return "the game is over"
+        if len(state.players) >= rules.players_max:
+            return f"the table is full ({rules.name} takes {rules.players_max})"
+        late_ok = rules.join_rounds and state.round <= rules.join_rounds and not state.final_round
+        if state.started and not late_ok:
+            if rules.join_rounds:
+                return (
+                    f"under {rules.name} players join during the first {rules.join_rounds} rounds"
+                )
+            return f"under {rules.name} players join before the first roll"
+        return None
+
+    def _challenge_refusal(self) -> str | None:
+        """Why the current player cannot announce a challenge now, or None."""
+        state, rules = self._state, self.rules
+        if not rules.challenging:
+            return (
+                f"challenge turns are off under {rules.name}; "
+                "they need the house rule challenging=true"
+            )
+        if state.finished or state.current is None:
+            return "the game is over"
+        if state.phase != "roll" or state.turn.rolls or state.turn.challenge:
+            return "a challenge is announced once, before the turn's first roll"
+        me = state.player(state.current)
+        level = 2 if me.score >= rules.challenge_split else 1
+        if level == 1 and not me.on_board:
+            return f"{me.name} must be on board to use challenge one"
+        if level in me.challenges:
+            return f"{me.name} has already used challenge {level}"
+        return None
 
     def _begin(self) -> Step:
         if self._state.finished:

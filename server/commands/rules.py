@@ -32,6 +32,13 @@ def register(sub: Subparsers) -> None:
     add_rule_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("dice", nargs="+", metavar="D", help="die values 1-6")
+    p.add_argument(
+        "--frozen",
+        default="",
+        metavar="D,D",
+        help="dice frozen earlier this turn as single 1s and 5s, e.g. --frozen 1,5 "
+        "(used only with --rule pyramiding=true)",
+    )
     p.set_defaults(func=run_score)
 
     p = sub.add_parser("odds", help="exact zilch chance and average best points for 1-6 dice")
@@ -80,7 +87,8 @@ def run_score(args: argparse.Namespace) -> int:
     """Print every legal set-aside of the roll and the best one."""
     rules = rules_from_args(args)
     dice = parse_dice(args.dice)
-    options = legal_set_asides(dice, rules)
+    frozen = parse_dice(args.frozen.replace(",", " ").split())
+    options = legal_set_asides(dice, rules, frozen)
     document = {
         "dice": sorted(dice),
         "zilch": not options,

@@ -265,3 +265,30 @@ def test_docs_name_every_preset_and_house_rule() -> None:
     text = DOCS.read_text()
     for name in [*PRESETS, *HOUSE_RULES]:
         assert f"`{name}`" in text, name
+
+
+def test_allowed_actions_follow_the_turn() -> None:
+    game = dicenow_game()
+    assert game.allowed_actions() == ("roll", "skip", "join")
+    game.roll([1, 1, 1, 2, 3, 4])
+    assert game.allowed_actions() == ("keep",)
+    game.keep([1, 1, 1])
+    assert game.allowed_actions() == ("roll", "bank")
+    game.roll([1, 2, 3])
+    game.keep([1])
+    assert game.allowed_actions() == ("roll", "bank")
+    game.bank()
+    assert game.allowed_actions() == ("roll", "skip")  # no joining after the first roll
+
+
+def test_allowed_actions_with_challenges_and_joiners() -> None:
+    rules = find_preset("club").with_house_rules({"challenging": "true"})
+    game = Game(rules, ["Ann", "Ben"])
+    assert game.allowed_actions() == ("roll", "skip", "join")  # Ann is not on board yet
+    game.roll([1, 1, 1, 2, 3, 4])
+    game.keep([1, 1, 1])
+    game.bank()
+    game.skip()
+    assert game.allowed_actions() == ("roll", "skip", "challenge", "join")
+    game.challenge("Ben")
+    assert game.allowed_actions() == ("roll", "join")

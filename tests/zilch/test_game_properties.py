@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zilch import PRESETS, Event, Game, find_preset, replay
+from zilch import PRESETS, Event, Game, IllegalAction, find_preset, replay
 
 PRESET_NAMES = sorted(PRESETS)
 HOUSE = [
@@ -20,31 +21,46 @@ HOUSE = [
 SCORE_EVENTS = {"bank", "penalty", "challenge"}
 
 
+def _check_refusals(game: Game) -> None:
+    """Every kind of action not in ``allowed_actions`` is refused, leaving the game alone."""
+    allowed = game.allowed_actions()
+    before = game.state
+    attempts = {
+        "roll": lambda: game.roll([1] * 6),
+        "keep": lambda: game.keep([1]),
+        "bank": game.bank,
+        "skip": game.skip,
+        "challenge": lambda: game.challenge(game.state.names[-1]),
+        "join": lambda: game.join("Newcomer"),
+    }
+    for kind, attempt in attempts.items():
+        if kind not in allowed:
+            with pytest.raises(IllegalAction):
+                attempt()
+            assert game.state is before
+
+
 def _play_one(game: Game, data: st.DataObject) -> list[Event]:
-    """Draw and apply one legal action for the current state."""
+    """Draw and apply one action among those the game says are allowed now."""
     state = game.state
-    if state.phase == "keep":
+    allowed = game.allowed_actions()
+    if "keep" in allowed:
         options = game.set_asides()
+        assert options, "a roll waiting for a set-aside has legal set-asides"
         choice = data.draw(st.integers(0, len(options) - 1), label="keep")
         return game.keep(options[choice].dice)
-    moves = ["roll"] * 4
-    if state.turn.can_bank:
-        moves += ["bank"] * 3
-    if state.turn.rolls == 0 and not state.turn.challenge:
-        moves.append("skip")
-        if game.rules.challenging:
-            moves.append("challenge")
+    weights = {"roll": 4, "bank": 3, "skip": 1, "challenge": 1, "join": 1}
+    moves = [kind for kind in allowed for _ in range(weights[kind])]
     move = data.draw(st.sampled_from(moves), label="move")
     if move == "bank":
         return game.bank()
     if move == "skip":
         return game.skip()
+    if move == "join":
+        return game.join(f"J{len(state.players)}")
     if move == "challenge":
         victim = data.draw(st.sampled_from([n for n in state.names if n != state.current]))
-        try:
-            return game.challenge(victim)
-        except ValueError:
-            return []  # not allowed now (off board, already used): nothing changed
+        return game.challenge(victim)
     n = state.turn.dice_left
     code = data.draw(st.integers(0, 6**n - 1), label="dice")
     return game.roll([code // 6**i % 6 + 1 for i in range(n)])
@@ -67,6 +83,7 @@ def test_legal_play_keeps_the_invariants(
         if game.state.finished:
             break
         before = {p.name: p.score for p in game.state.players}
+        _check_refusals(game)
         events = _play_one(game, data)
         after = {p.name: p.score for p in game.state.players}
         state = game.state
@@ -84,7 +101,7 @@ def test_legal_play_keeps_the_invariants(
                 if e.kind == "challenge" and e.player == name and "challenger" in e.data
             )
             if rules.score_floor == "none":
-                assert after[name] - before[name] == change, (name, events)
+                assert after[name] - before.get(name, 0) == change, (name, events)
             else:
                 assert after[name] >= 0
         assert all(e.kind != "bank" or e.data["points"] > 0 for e in events)
@@ -98,6 +115,7 @@ def test_legal_play_keeps_the_invariants(
             assert 1 <= state.turn.dice_left <= 6
             assert state.turn.total >= 0
     assert game_overs == (1 if game.state.finished else 0)
+    assert game.allowed_actions() == () or not game.state.finished
     # the game survives JSON, and its record replays to the same game
     saved = json.loads(json.dumps(game.to_json()))
     assert Game.from_json(saved).to_json() == game.to_json()

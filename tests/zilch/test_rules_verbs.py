@@ -55,6 +55,27 @@ def test_score_with_house_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(out)["best"] == {"dice": [2, 2, 3, 3, 4, 4], "points": 750}
 
 
+def test_score_with_frozen_dice_for_pyramiding(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [
+        "score",
+        "--preset",
+        "twinson-5000",
+        "--rule",
+        "pyramiding=true",
+        "--frozen",
+        "1",
+        "--json",
+        "1",
+        "1",
+        "2",
+        "3",
+        "4",
+    ]
+    code, out, _ = run(argv, capsys)
+    assert code == 0
+    assert json.loads(out)["best"] == {"dice": [1, 1], "points": 1000}
+
+
 def test_score_text(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["score", "5", "5", "5", "5", "3", "2"], capsys)
     assert code == 0
@@ -81,6 +102,7 @@ def test_odds_text(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["score", "1", "7"], "roll has 7: die values are whole numbers 1 to 6"),
         (["score", "1", "x"], "die value 'x' is not a number"),
+        (["score", "--frozen", "1,1,1,1,1,1", "1"], "frozen dice has 6 dice; it must have 0 to 5"),
         (["score", "1", "1", "1", "1", "1", "1", "1"], "roll has 7 dice"),
         (["score", "--preset", "farkle", "1"], "unknown preset 'farkle'; choose one of"),
         (["score", "--rule", "bogus=1", "1"], "unknown house rule 'bogus'"),
