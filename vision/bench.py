@@ -65,6 +65,7 @@ class Score:
     cocked_frames: int = 0  # frames with a cocked die
     cocked_passed: int = 0  # ... whose reading was wrongly ok
     ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)  # this process's CPU time: fair under load
     failures: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -83,6 +84,7 @@ class Score:
             "cocked_frames": self.cocked_frames,
             "cocked_passed": self.cocked_passed,
             "ms_median": round(statistics.median(self.ms), 2) if self.ms else None,
+            "cpu_ms_median": round(statistics.median(self.cpu_ms), 2) if self.cpu_ms else None,
         }
 
 
@@ -147,9 +149,10 @@ Reader = Callable[[np.ndarray, Calibration | None, int | None], Reading]
 
 def score_sample(score: Score, sample: Sample, reader: Reader) -> None:
     """Read one sample, time it, and add the outcome to ``score``."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     reading = reader(sample.frame, sample.calibration, sample.expected)
     score.ms.append((time.perf_counter() - start) * 1000.0)
+    score.cpu_ms.append((time.process_time() - cpu) * 1000.0)
     score.frames += 1
     if sample.cocked:
         score.cocked_frames += 1
@@ -207,16 +210,17 @@ def format_table(scores: list[Score]) -> str:
     """The bench table as aligned text."""
     head = (
         f"{'set':<16}{'frames':>7}{'dice':>7}{'right':>9}{'recall':>8}"
-        f"{'false':>7}{'conf-wrong':>11}{'unsure':>8}{'ok frames':>10}{'ms':>8}"
+        f"{'false':>7}{'conf-wrong':>11}{'unsure':>8}{'ok frames':>10}{'ms':>8}{'cpu ms':>8}"
     )
     lines = [head]
     for s in scores:
         row = s.to_json()
         ms = "-" if row["ms_median"] is None else f"{row['ms_median']:.1f}"
+        cpu = "-" if row["cpu_ms_median"] is None else f"{row['cpu_ms_median']:.1f}"
         lines.append(
             f"{s.name:<16}{s.frames:>7}{s.labelled:>7}{row['accuracy'] * 100:>8.2f}%"
             f"{row['recall'] * 100:>7.1f}%{s.false_dice:>7}{s.confident_wrong:>11}"
-            f"{s.unsure:>8}{s.readings_ok:>10}{ms:>8}"
+            f"{s.unsure:>8}{s.readings_ok:>10}{ms:>8}{cpu:>8}"
         )
     return "\n".join(lines)
 

@@ -45,31 +45,41 @@ class PipCount:
     centre_offset: float  # distance of the pips' centre from the die's centre, in sides
 
 
-def _templates(value: int) -> np.ndarray:
-    """Every rotation and spacing of a face layout: (layouts, pips, 2)."""
+def _templates(value: int) -> tuple[np.ndarray, float]:
+    """Every rotation of a face layout with unit spacing, (rotations, pips, 2), and its RMS
+    radius (the spacing of a seen face is its RMS radius over this one)."""
     cached = _TEMPLATE_CACHE.get(value)
     if cached is None:
-        base = np.stack([_template(value, float(a)) for a in LAYOUT_OFFSETS])  # (A, n, 2)
+        base = _template(value, 1.0)
         c, s = np.cos(ANGLES), np.sin(ANGLES)
         rot = np.stack([np.stack([c, s], axis=1), np.stack([-s, c], axis=1)], axis=1)  # (R,2,2)
-        cached = np.einsum("anj,rjk->rank", base, rot).reshape(-1, value, 2).astype(np.float32)
+        rotated = np.einsum("nj,rjk->rnk", base, rot).astype(np.float32)
+        rms = float(np.sqrt((base**2).sum(axis=1).mean()))
+        cached = (rotated, rms)
         _TEMPLATE_CACHE[value] = cached
     return cached
 
 
-_TEMPLATE_CACHE: dict[int, np.ndarray] = {}
+_TEMPLATE_CACHE: dict[int, tuple[np.ndarray, float]] = {}
 
 
 def layout_error(points: np.ndarray, side: float) -> float:
-    """How far ``points`` (pixels) are from the best standard layout of their count, in sides."""
+    """How far ``points`` (pixels) are from the best standard layout of their count, in sides.
+
+    The spacing is taken from the points' spread (within the range real dice use); the
+    rotation is searched.
+    """
     n = len(points)
     if n == 0 or n > 6:
         return 1.0
     if n == 1:
         return 0.0
     rel = ((points - points.mean(axis=0)) / side).astype(np.float32)
-    templates = _templates(n)  # (T, n, 2)
-    d = np.sqrt(((rel[None, :, None, :] - templates[:, None, :, :]) ** 2).sum(axis=3))  # T,n,n
+    rotated, rms = _templates(n)
+    spread = float(np.sqrt((rel**2).sum(axis=1).mean()))
+    a = float(np.clip(spread / rms, LAYOUT_OFFSETS[0], LAYOUT_OFFSETS[-1]))
+    templates = rotated * a  # (R, n, 2)
+    d = np.sqrt(((rel[None, :, None, :] - templates[:, None, :, :]) ** 2).sum(axis=3))  # R,n,n
     err = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
     return float(err.min())
 
@@ -98,6 +108,12 @@ def _crop(
     return crop, mask, x0, y0
 
 
+def _threshold(inside: np.ndarray) -> float:
+    """Pip threshold: just under half the strongest contrast on the face (the pips')."""
+    top = float(np.partition(inside, int(len(inside) * 0.99))[int(len(inside) * 0.99)])
+    return max(0.45 * top, 30.0)
+
+
 def detect_pips(
     frame: np.ndarray, contour: np.ndarray, side: float, body_contour: np.ndarray | None = None
 ) -> tuple[list[Pip], list[Pip]]:
@@ -118,9 +134,10 @@ def detect_pips(
     if cv2.countNonZero(body_mask) < 9:
         return [], []
     lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
-    body = np.median(lab[body_mask > 0], axis=0)
+    body = np.median(lab[body_mask > 0][::2], axis=0)  # every other pixel is plenty
     contrast = np.sqrt(((lab - body) ** 2).sum(axis=2))
-    threshold = max(0.45 * float(np.percentile(contrast[body_mask > 0], 99)), 30.0)
+    inside = contrast[body_mask > 0]
+    threshold = _threshold(inside)
     pip_mask = ((contrast > threshold) & (inner > 0)).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
     die_area = side * side
@@ -133,7 +150,9 @@ def detect_pips(
         frac = area / die_area
         if frac < PIP_AREA[0] * 0.4:
             continue  # noise
-        strength = float(contrast[labels == i].max()) / threshold
+        x, y = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
+        box = (slice(y, y + bh), slice(x, x + bw))
+        strength = float(contrast[box][labels[box] == i].max()) / threshold
         blob = Pip(float(centroids[i][0]) + ox, float(centroids[i][1]) + oy, area, strength)
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
