@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from zilch import (
     HOUSE_RULES,
@@ -189,3 +192,54 @@ def test_bank_minimum_needed() -> None:
     assert (dicenow.entry_needed(False), dicenow.entry_needed(True)) == (300, 300)
     club = find_preset("club")
     assert (club.entry_needed(False), club.entry_needed(True)) == (500, 0)
+
+
+VALID = {
+    "three_ones": ["1000", "300"],
+    "multiples": ["none", "doubling", "additive", "flat"],
+    "flat_values": ["1000-2000-3000", "4000,5000,6000"],
+    "straight": ["1000", "1200", "1500", "2000"],
+    "three_pairs": ["0", "500", "750", "800", "1500", "2000"],
+    "pairs_from_four": ["true", "off"],
+    "two_triplets": ["0", "3000"],
+    "nothing_bonus": ["0", "500"],
+    "pyramiding": ["yes", "false"],
+    "entry_minimum": ["0", "500", "5000"],
+    "entry_rule": ["once", "while_zero"],
+    "bank_minimum": ["0", "300", "350"],
+    "free_roll": ["compulsory", "optional"],
+    "surpassing": ["on", "no"],
+    "zilch_penalty": ["0", "500", "1000"],
+    "penalty_streak": ["2", "5"],
+    "after_penalty": ["reset", "continue"],
+    "score_floor": ["none", "zero"],
+    "forgiveness": ["0", "3"],
+    "challenging": ["true", "false"],
+    "challenge_split": ["1000", "5000"],
+    "challenge_penalties": ["600-2000"],
+    "target": ["1000", "100000"],
+    "players_max": ["2", "20"],
+    "order": ["seated", "alphabetical"],
+    "join_rounds": ["0", "2"],
+    "ending": ["final_turn", "final_round"],
+    "announce_from": ["1", "5"],
+    "tie": ["tiebreak_turns", "share", "first_to_reach"],
+}
+
+
+def test_every_house_rule_has_valid_examples() -> None:
+    assert set(VALID) == set(HOUSE_RULES)
+
+
+@given(
+    st.sampled_from(NAMES),
+    st.dictionaries(st.sampled_from(sorted(VALID)), st.just(""), max_size=6).flatmap(
+        lambda keys: st.fixed_dictionaries({key: st.sampled_from(VALID[key]) for key in keys})
+    ),
+)
+def test_any_valid_house_rules_round_trip(name: str, house: dict[str, str]) -> None:
+    rules = find_preset(name).with_house_rules(house)
+    assert set(rules.house_rules) == set(house)
+    again = RuleSet.from_dict(json.loads(json.dumps(rules.to_dict())))
+    assert again == rules and hash(again) == hash(rules)
+    assert find_preset(name).with_house_rules(rules.house_rules) == rules
