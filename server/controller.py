@@ -138,6 +138,8 @@ class Controller:
         self._bot_due = 0.0
         self._next_poll = 0.0
         self._candidate: tuple[int, ...] | None = None
+        self._detector: Any = None
+        self._settle_deadline = 0.0
         self._idle = threading.Event()
         self._shown_phase = "idle"
 
@@ -322,8 +324,8 @@ class Controller:
             self.log.extend(self.store.log(game_id, LOG_LENGTH))
         if self.phase in BUSY_PHASES:
             # The dice were shaken (the shake is journaled before it happens):
-            # read them where they lie.
-            self.phase = "reading"
+            # wait for them to lie still and read them.
+            self.phase = "settling"
         if self.host is not None and self.game is not None:
             self.host.turn_started(self.game.state.current, self.clock())
         self._shown_phase = self.phase
@@ -514,9 +516,8 @@ class Controller:
         self.hw.tower.light.show("rolling")
         self._commit(tower=[["shake"]])
 
-    def _finish_roll(self) -> None:
-        """Shake, wait for the dice to settle, read; an unsure reading shakes again."""
-        game = self._need_game()
+    def _shake(self) -> None:
+        """Shake the tower, then settle: frames are watched one per loop turn."""
         pulses = self.hw.tower.shake()
         shake_s = float(pulses[-1][1]) if pulses else 0.0
         tumble_s = shake_s + float(getattr(self.hw.tower, "settle_time_s", 0.0))
@@ -524,8 +525,27 @@ class Controller:
             tumble_s += self.last_shake["tumble_s"]
         self.last_shake = {"shake_s": round(shake_s, 3), "tumble_s": round(tumble_s, 3)}
         self.phase = "settling"
+        self._detector = None
         self._commit()
-        frame = self._settled_frame()
+
+    def _settle_step(self) -> None:
+        """One frame for the settle detector; read the dice once they stopped (or on timeout).
+
+        Commands arriving meanwhile are answered between frames (refused while
+        the dice roll), so the web app never waits for a shake to end.
+        """
+        if self._detector is None:
+            self._detector = self.hw.settle()
+            self._settle_deadline = self.clock() + self.timing.settle_timeout_s
+        frame = self.hw.camera.read()
+        if not self._detector.update(frame) and self.clock() < self._settle_deadline:
+            return
+        self._detector = None
+        self._read_roll(frame)
+
+    def _read_roll(self, frame: Any) -> None:
+        """Read the settled dice: score a sure reading, shake again on an unsure one."""
+        game = self._need_game()
         self.phase = "reading"  # not published: the result follows within milliseconds
         self.hw.tower.light.show("reading")
         reading = self.hw.read(frame, game.state.turn.dice_left)
@@ -540,15 +560,6 @@ class Controller:
         note = f"Unsure reading ({reading.reason}): shaking again."
         self._commit(notes=[("reshake", note)])
         self._begin_shake()
-
-    def _settled_frame(self) -> Any:
-        detector = self.hw.settle()
-        deadline = self.clock() + self.timing.settle_timeout_s
-        frame = self.hw.camera.read()
-        while not detector.update(frame) and self.clock() < deadline:
-            self._heartbeat()
-            frame = self.hw.camera.read()
-        return frame
 
     def _score(self, reading: Any) -> None:
         game = self._need_game()
@@ -719,14 +730,10 @@ class Controller:
             return
         now = self.clock()
         if self.phase == "shaking":
-            self._finish_roll()
+            self._shake()
             return
         if self.phase in ("settling", "reading"):
-            reading = self.hw.read(self.hw.camera.read(), self.game.state.turn.dice_left)
-            if reading.ok:
-                self._score(reading)
-            else:
-                self._ask_fix(reading)
+            self._settle_step()
             return
         if now >= self._next_poll:
             if self.phase in ("remove_dice", "return_dice"):

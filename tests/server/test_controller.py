@@ -206,3 +206,16 @@ def test_same_seed_same_game(tmp_path, seed: int) -> None:
             rolls = [rolled(table)["turn"]["roll"] for _ in range(1)]
             results.append(rolls)
     assert results[0] == results[1]
+
+
+def test_actions_while_the_dice_roll_are_answered_during_the_roll(config: Config) -> None:
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=1.5) as table:
+        table.new_game("dicenow", {}, ["Ann", "Ben"])
+        table.roll()
+        with pytest.raises(ValueError, match="already rolling"):
+            table.roll()
+        with pytest.raises(ValueError, match="wait for the dice"):
+            table.bank()
+        assert table.state()["phase"] == "settling"  # refused while the dice still tumble
+        assert table.wait_quiet()
+        assert table.state()["reading"]["ok"]
