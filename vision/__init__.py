@@ -4,15 +4,45 @@ from vision.annotate import annotate
 from vision.calibration import Calibration, CalibrationError, calibrate, load_calibration
 from vision.reader import MIN_CONFIDENCE, read_dice
 from vision.reading import Die, Reading
+from vision.render import DIE_MM, TRAY_MM, RenderError, RenderStyle, random_scene, render_tray
+from vision.settle import SettleDetector, SettleError
+from vision.sources import (
+    CameraNotFound,
+    FileSource,
+    FrameSource,
+    OpenCVSource,
+    Picamera2Source,
+    RendererSource,
+    SharedCamera,
+    SourceError,
+    open_source,
+)
 
 __all__ = [
+    "DIE_MM",
     "MIN_CONFIDENCE",
+    "TRAY_MM",
     "Calibration",
     "CalibrationError",
+    "CameraNotFound",
     "Die",
+    "FileSource",
+    "FrameSource",
+    "OpenCVSource",
+    "Picamera2Source",
     "Reading",
+    "RenderError",
+    "RenderStyle",
+    "RendererSource",
+    "SettleDetector",
+    "SettleError",
+    "SharedCamera",
+    "SourceError",
     "annotate",
     "calibrate",
     "load_calibration",
+    "open_source",
+    "random_scene",
     "read_dice",
+    "render_tray",
 ]

@@ -26,8 +26,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "--source",
         required=True,
-        help="EMPTY.jpg,DICE.jpg (two image files), or sim (the renderer)",
+        help="EMPTY.jpg,DICE.jpg (two image files), sim (the renderer), usb or picamera2",
     )
+    p.add_argument("--device", default="0", help="USB camera index or path (--source usb)")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--expected", type=int, default=6, metavar="N", help="dice in the dice frame")
     p.add_argument("--seed", type=int, default=0, help="scene seed for --source sim")
@@ -85,18 +86,40 @@ def _sim_frames(seed: int, expected: int) -> tuple[np.ndarray, np.ndarray]:
     return empty, dice
 
 
+CAMERAS = ("usb", "picamera2")
+WARM_UP_FRAMES = 10  # let exposure and white balance settle before a frame is kept
+
+
+def _camera_frames(kind: str, device: str, expected: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ask for an empty tray, then for the dice, and grab a frame of each from the camera."""
+    from vision.sources import SharedCamera, open_source
+
+    dev: int | str = int(device) if device.isdigit() else device
+    with SharedCamera(open_source(kind, device=dev)) as camera:
+        for _ in range(WARM_UP_FRAMES):
+            camera.read()
+        camera.lock_exposure()
+        input("Empty the tray, then press Enter: ")
+        empty = camera.read()
+        input(f"Put {expected} dice flat in the tray, pips up, then press Enter: ")
+        dice = camera.read()
+    return empty, dice
+
+
 def run_calibrate(args: argparse.Namespace) -> int:
     """Calibrate from two image files or the renderer and write the calibration file."""
     from vision import calibrate
 
     if args.source == "sim":
         empty, dice = _sim_frames(args.seed, args.expected)
+    elif args.source in CAMERAS:
+        empty, dice = _camera_frames(args.source, args.device, args.expected)
     else:
         parts = [p.strip() for p in args.source.split(",")]
         if len(parts) != 2 or not all(parts):
             raise UserError(
-                f"--source {args.source!r} is not EMPTY,DICE (two image files) or sim; "
-                "cameras are calibrated from the service's calibration page"
+                f"--source {args.source!r} is not EMPTY,DICE (two image files), sim, "
+                "usb or picamera2"
             )
         empty, dice = load_image(parts[0]), load_image(parts[1])
     cal, report = calibrate(empty, dice, expected=args.expected)

@@ -101,3 +101,14 @@ def test_vision_bench_needs_something_to_measure(capsys) -> None:
 def test_vision_bench_folder_without_labels(tmp_path: Path, capsys) -> None:
     assert main(["vision-bench", str(tmp_path)]) == 1
     assert "labels.jsonl" in capsys.readouterr().err
+
+
+def test_calibrate_with_a_missing_camera(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cam.json"
+    assert (
+        main(["calibrate", "--source", "usb", "--device", "/dev/no-such-camera", "--out", str(out)])
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not available" in err
+    assert not out.exists()
