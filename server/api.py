@@ -72,8 +72,11 @@ class PinGuard:
         client = request.remote_addr or "?"
         now = time.monotonic()
         with self._lock:
-            recent = [t for t in self._failures.get(client, []) if now - t < PIN_WINDOW_S]
-            self._failures[client] = recent
+            for seen in list(self._failures):  # forget clients whose window has passed
+                self._failures[seen] = [t for t in self._failures[seen] if now - t < PIN_WINDOW_S]
+                if not self._failures[seen]:
+                    del self._failures[seen]
+            recent = self._failures.setdefault(client, [])
             if len(recent) >= PIN_FAILURES:
                 raise ApiError(f"too many wrong PINs: wait {PIN_WINDOW_S:.0f} seconds", 429)
             if given is None or given == "":

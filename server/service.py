@@ -211,8 +211,11 @@ class TableService:
         wall_clock: Callable[[], datetime] = datetime.now,
         keepalive_s: float = 15.0,
         heartbeat: Callable[[], None] = lambda: None,
+        status: Callable[[str], None] = lambda text: None,
     ) -> None:
         self.config = config
+        self._status = status
+        self._status_text = ""
         self.state_dir = Path(config.state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.store = Store(self.state_dir / DB_NAME)
@@ -363,6 +366,18 @@ class TableService:
         with self._doc_lock:
             self._doc, self._doc_text = doc, text
         self.broker.publish(seq, text)
+        self._report_status(doc)
+
+    def _report_status(self, doc: Mapping[str, Any]) -> None:
+        """One line for systemd's status (``systemctl status``) when it changes."""
+        if doc["game_id"] is None:
+            text = "no game; waiting for a new one"
+        else:
+            who = f"{doc['current']}'s turn" if doc["current"] else "game over"
+            text = f"game {doc['game_id']} ({doc['preset']}), {who}, {doc['phase']}"
+        if text != self._status_text:
+            self._status_text = text
+            self._status(text)
 
     def state(self) -> dict[str, Any]:
         """The current ``/api/state`` document (do not modify it)."""

@@ -117,6 +117,7 @@ def run_serve(args: argparse.Namespace) -> int:
         sim=True if args.sim else None,
         seed=args.seed,
         heartbeat=watchdog.ping,
+        status=lambda text: watchdog.notify(f"STATUS={text}"),
         sim_settle_s=0.4 if args.sim_settle is None else args.sim_settle,
     )
     try:

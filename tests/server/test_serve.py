@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,10 +22,11 @@ PIN = {"X-Table-Pin": "2468"}
 class Server:
     """A ``zilch-tower serve --sim`` subprocess on a free port."""
 
-    def __init__(self, state_dir: Path, seed: int = 42) -> None:
+    def __init__(self, state_dir: Path, seed: int = 42, env_extra: dict | None = None) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("ZILCH_TOWER_PIN", None)
         env.pop("NOTIFY_SOCKET", None)
+        env.update(env_extra or {})
         self.log = state_dir.parent / f"{state_dir.name}-{time.monotonic_ns()}.log"
         self._log = self.log.open("w")
         self.proc = subprocess.Popen(
@@ -168,6 +170,31 @@ def test_sigterm_shuts_down_cleanly(tmp_path: Path) -> None:
     # the database was closed: SQLite checkpoints and removes the WAL file on the last close
     assert (tmp_path / "state" / "zilch.db").exists()
     assert not (tmp_path / "state" / "zilch.db-wal").exists()
+
+
+@pytest.mark.slow
+def test_systemd_notifications(tmp_path: Path) -> None:
+    path = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        sock.settimeout(20)
+        server = Server(
+            tmp_path / "state", env_extra={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"}
+        )
+        try:
+            messages: list[str] = []
+            while not any("READY=1" in m for m in messages) or messages.count("WATCHDOG=1") < 3:
+                messages.append(sock.recv(4096).decode())
+            assert server.post("/api/new-game", {"players": ["Ann", "Ben"]})[0] == 200
+            while not any("Ann's turn" in m for m in messages):
+                messages.append(sock.recv(4096).decode())
+            server.proc.send_signal(signal.SIGTERM)
+            while "STOPPING=1" not in messages:
+                messages.append(sock.recv(4096).decode())
+            assert server.proc.wait(15) == 0
+        finally:
+            server.kill()
+    assert any(m.startswith("STATUS=no game") for m in messages)
 
 
 def test_bad_serve_arguments_are_one_line(tmp_path: Path) -> None:
