@@ -558,3 +558,6 @@ class Controller(TrayPhases):
     def _fail(self, message: str) -> None:
         self.message = message
         self.hw.tower.light.show("error")
+
+
+__all__ = ["BUSY_PHASES", "Controller", "Hardware", "TableError", "Timing"]
