@@ -24,10 +24,10 @@ from zilch.steps import (
     dice_text,
     end_turn,
     forgive,
-    hot_dice,
     names_text,
     nothing,
     refresh,
+    set_aside,
     start_turn,
     zilch,
 )
@@ -171,35 +171,7 @@ class Game:
                 + (" or bank" if turn.can_bank else "")
             )
         split = self._table.check_kept(values, turn.roll, counts_of(turn.pyramid))
-        kept = tuple(sorted(values))
-        total, left = turn.total + split.points, turn.dice_left - len(kept)
-        pyramid = list(turn.pyramid)
-        for die in split.frozen_used:
-            pyramid.remove(die)
-        if self.rules.pyramiding:
-            pyramid.extend(split.singles)
-        step.turn(
-            total=total,
-            roll=None,
-            dice_left=left,
-            set_aside=(*turn.set_aside, kept),
-            pyramid=tuple(sorted(pyramid)),
-        )
-        step.set(phase="roll")
-        step.emit(
-            "set_aside",
-            state.current,
-            f"{state.current} keeps {dice_text(kept)} for {split.points:,}"
-            + (f" ({split.describe()})" if split.mixed else "")
-            + f": turn total {total:,}, {left} {'die' if left == 1 else 'dice'} left.",
-            dice=list(kept),
-            points=split.points,
-            total=total,
-            dice_left=left,
-            combinations=split.describe(),
-        )
-        if left == 0:
-            hot_dice(step)
+        set_aside(step, tuple(sorted(values)), split)
         return self._commit(step, {"keep": list(values)})
 
     def bank(self) -> list[Event]:

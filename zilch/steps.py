@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from zilch.rules import RuleSet
+from zilch.scoring import Breakdown
 from zilch.state import Event, GameState, PlayerState, TurnState
 
 _T = TypeVar("_T")
@@ -89,7 +90,9 @@ class Step:
 def refresh(step: Step) -> None:
     """Keep ``turn.can_bank`` in step with the rest of the state."""
     if not step.state.finished:
-        step.turn(can_bank=bank_refusal(step.rules, step.state) is None)
+        can_bank = bank_refusal(step.rules, step.state) is None
+        if can_bank != step.state.turn.can_bank:
+            step.turn(can_bank=can_bank)
 
 
 def bank_refusal(rules: RuleSet, state: GameState) -> str | None:
@@ -114,6 +117,40 @@ def bank_refusal(rules: RuleSet, state: GameState) -> str | None:
             f"(surpassing) and has {turn.total:,}"
         )
     return None
+
+
+def set_aside(step: Step, kept: tuple[int, ...], split: Breakdown) -> None:
+    """Take checked dice out of the roll: points to the turn total, hot dice if none are left."""
+    name, turn = step.state.current, step.state.turn
+    total, left = turn.total + split.points, turn.dice_left - len(kept)
+    pyramid = list(turn.pyramid)
+    for die in split.frozen_used:
+        pyramid.remove(die)
+    if step.rules.pyramiding:
+        pyramid.extend(split.singles)
+    step.turn(
+        total=total,
+        roll=None,
+        dice_left=left,
+        set_aside=(*turn.set_aside, kept),
+        pyramid=tuple(sorted(pyramid)),
+    )
+    step.set(phase="roll")
+    described = split.describe()
+    step.emit(
+        "set_aside",
+        name,
+        f"{name} keeps {dice_text(kept)} for {split.points:,}"
+        + (f" ({described})" if split.mixed else "")
+        + f": turn total {total:,}, {left} {'die' if left == 1 else 'dice'} left.",
+        dice=list(kept),
+        points=split.points,
+        total=total,
+        dice_left=left,
+        combinations=described,
+    )
+    if left == 0:
+        hot_dice(step)
 
 
 def hot_dice(step: Step) -> None:
