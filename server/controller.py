@@ -295,6 +295,8 @@ class Controller(TrayPhases):
         self, preset: str, rules: dict[str, Any], players: list[str], bots: dict[str, str]
     ) -> None:
         """Start a new game (abandoning one in progress) with these players."""
+        if self.phase in BUSY_PHASES:
+            raise TableError("wait for the dice to be read before starting a new game")
         ruleset = find_preset(preset).with_house_rules(rules)
         for name, bot in bots.items():
             self._make_bot(bot, ruleset)  # checks the bot's name before anything changes
@@ -488,9 +490,9 @@ class Controller(TrayPhases):
         if now >= self._next_poll:
             if self.phase in ("remove_dice", "return_dice"):
                 self._check_tray()
-            elif self.phase == "choose" and self._bots_current() is None:
+            elif self.phase == "choose" and self._bots_current() is None and self._tray_touched():
                 self._check_take_out()
-            elif self.phase == "fix_tray":
+            elif self.phase == "fix_tray" and not self.hw.sim_hands:
                 self._check_fixed()
         if self.host is not None and self.phase == "ready" and self._bots_current() is None:
             due = self.host.due(self.game, now)
@@ -499,6 +501,14 @@ class Controller(TrayPhases):
         bot = self._bot_turn()
         if bot is not None and now >= self._bot_due:
             self._bot_move(bot)
+
+    def _tray_touched(self) -> bool:
+        """Whether the tray may have changed: always on a real tower; in the simulator
+        only when someone took dice out or put them back (no camera work otherwise)."""
+        if not self.hw.sim_hands:
+            return True
+        roll = self.game.state.turn.roll if self.game is not None else None
+        return self.hw.tower.in_tray != len(roll or ()) or self.refused is not None
 
     def _host_action(self, kind: str, text: str) -> None:
         if kind == "skip":

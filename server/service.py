@@ -24,7 +24,7 @@ from server.events import Broker
 from server.host import Host
 from server.solver_cache import CACHE_FOLDER, SolverCache
 from server.store import Store
-from zilch import best_set_aside, find_preset, legal_set_asides
+from zilch import find_preset
 from zilch.strategy import coach, preview, solve_cached
 
 log = logging.getLogger(__name__)
@@ -130,12 +130,10 @@ class StateDocument:
         }
         if state.finished:
             return doc
-        if state.phase == "keep" and turn.roll:
-            frozen = tuple(v for group in turn.set_aside for v in group)
-            options = legal_set_asides(turn.roll, game.rules, frozen)
-            best = best_set_aside(turn.roll, game.rules, frozen)
-            doc["options"] = [{"dice": list(o.dice), "points": o.points} for o in options]
-            doc["best"] = None if best is None else {"dice": list(best.dice), "points": best.points}
+        options = game.set_asides()  # best first, as the engine ranks them
+        doc["options"] = [{"dice": list(o.dice), "points": o.points} for o in options]
+        if options:
+            doc["best"] = {"dice": list(options[0].dice), "points": options[0].points}
         doc["zilch_chance"] = round(float(preview(state, game.rules)["zilch_chance"]), 4)
         doc["hint"] = self._coach(state, game.rules)
         return doc

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from zilch import Event, Game, IllegalAction, score_set_aside
+from zilch import Event, Game, IllegalAction
 
 log = logging.getLogger(__name__)
 
@@ -304,9 +304,8 @@ class TrayPhases:
             return
         if taken == self.refused:
             return
-        frozen = tuple(v for group in game.state.turn.set_aside for v in group)
-        try:
-            score_set_aside(taken, roll, game.rules, frozen)
+        try:  # the engine checks the set-aside and leaves the game unchanged if illegal
+            events = game.apply({"keep": list(taken)})
         except IllegalAction as exc:
             self.refused = taken
             self.message = f"Put the dice back: {exc}"
@@ -315,7 +314,6 @@ class TrayPhases:
         self.in_tray = len(left)
         self.refused = None
         self._acted()
-        events = game.apply({"keep": list(taken)})
         self._after_game_change(events, action={"keep": list(taken)})
 
     def _check_fixed(self) -> None:
