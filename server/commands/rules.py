@@ -325,9 +325,10 @@ class TerminalPlay:
             best = "  <- best" if number == 1 else ""
             left = state.turn.dice_left - len(option.dice)
             after = "free roll!" if left == 0 else f"{left} left"
+            total = state.turn.total + option.points
             self.say(
                 f"   {number:2}) {' '.join(map(str, option.dice)):<12} "
-                f"{option.points:>6,}  ({after}){best}"
+                f"{option.points:>6,}  -> {total:>6,}  ({after}){best}"
             )
         answer = self.ask(f"{name}, keep which? [Enter=best, number, or dice] ")
         if answer.lower() in ("q", "quit"):

@@ -223,7 +223,7 @@ def test_play_a_scripted_turn(monkeypatch, capsys: pytest.CaptureFixture[str]) -
     )
     assert code == 0 and err == ""
     assert "Ann rolls [1] [1] [1] [2] [3] [6]" in out
-    assert "1) 1 1 1         1,000  (3 left)  <- best" in out
+    assert "1) 1 1 1         1,000  ->  1,000  (3 left)  <- best" in out
     assert "Roll 3 dice (27.8% zilch) or bank 1,000? [r/b]" in out
     assert "Ann banks 1,000 and has 1,000." in out
     assert "--- Ben's turn (round 1)." in out
