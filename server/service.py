@@ -46,6 +46,8 @@ class StateDocument:
         self.wall_clock = wall_clock
         self.speech = speech
         self.solutions = solutions
+        self._join_key: tuple[Any, ...] = ()
+        self._join_value = False
 
     def build(self, ctl: Controller) -> dict[str, Any]:
         """The whole table as the design's ``/api/state`` describes it."""
@@ -97,8 +99,16 @@ class StateDocument:
             winners=list(state.winners),
         )
         doc["turn"] = self._turn(game)
-        doc["table"]["join_open"] = _join_open(game)
+        doc["table"]["join_open"] = self._join_open(ctl.game_id, game)
         return doc
+
+    def _join_open(self, game_id: int | None, game: Any) -> bool:
+        """Whether a new player may join now; asked of the engine once per turn, not per change."""
+        state = game.state
+        key = (game_id, state.round, len(state.players), state.turn_number, state.finished)
+        if self._join_key != key:
+            self._join_key, self._join_value = key, _join_open(game)
+        return self._join_value
 
     @staticmethod
     def _empty_turn() -> dict[str, Any]:
