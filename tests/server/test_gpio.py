@@ -1,4 +1,4 @@
-"""The service on the real tower's code path: gpiozero mock pins and a camera reading image files."""
+"""The service on the real tower's code path: gpiozero mock pins, a camera reading files."""
 
 from __future__ import annotations
 
