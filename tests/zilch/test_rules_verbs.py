@@ -307,3 +307,17 @@ def test_play_bad_setup(argv, message, monkeypatch, capsys) -> None:
     code, _out, err = play(argv, [], monkeypatch, capsys)
     assert code == 1
     assert err.count("\n") == 1 and message in err
+
+
+class _Interrupted(io.StringIO):
+    """Standard input whose reader presses Ctrl-C."""
+
+    def readline(self, *args: object) -> str:  # type: ignore[override]
+        raise KeyboardInterrupt
+
+
+def test_play_ctrl_c_ends_cleanly(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", _Interrupted())
+    code, out, err = run(["play", "--players", "Ann,Ben", "--seed", "1"], capsys)
+    assert code == 0 and err == ""
+    assert "Game stopped." in out and "Round 1; Ann to play." in out
