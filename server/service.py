@@ -105,7 +105,14 @@ class StateDocument:
     def _join_open(self, game_id: int | None, game: Any) -> bool:
         """Whether a new player may join now; asked of the engine once per turn, not per change."""
         state = game.state
-        key = (game_id, state.round, len(state.players), state.turn_number, state.finished)
+        key = (
+            game_id,
+            state.round,
+            len(state.players),
+            state.started,
+            state.final_round,
+            state.finished,
+        )
         if self._join_key != key:
             self._join_key, self._join_value = key, _join_open(game)
         return self._join_value
