@@ -28,7 +28,7 @@ from werkzeug.serving import make_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, LiveTable, write_config
+from tower_pages import CHROMIUM, CHROMIUM_ARGS, LiveTable, write_config
 
 WATCH = """
 window.drawn = [];

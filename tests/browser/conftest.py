@@ -9,69 +9,29 @@ where a missing browser is a failure.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tower_pages import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PAGE_TIMEOUT_MS,
+    SEED,
+    LiveTable,
+    require_chromium,
+    write_config,
+)
 from werkzeug.serving import make_server
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-TABLE_PIN = "4321"
-ADMIN_PIN = "97531"
-SEED = 4
-PAGE_TIMEOUT_MS = 60_000  # generous: CI machines are shared and slow at times
-
-
-@dataclass
-class LiveTable:
-    """A running service: its base URL, the service object and its configuration."""
-
-    url: str
-    service: Any
-    config: Any
-
-    def post(self, path: str, body: dict[str, Any] | None = None) -> Any:
-        """POST to the JSON API with the table PIN, as a phone would; the decoded answer."""
-        import json
-        import urllib.request
-
-        request = urllib.request.Request(
-            self.url + path,
-            data=json.dumps(body or {}).encode(),
-            headers={"Content-Type": "application/json", "X-Table-Pin": TABLE_PIN},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-
-
-def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    message = f"{CHROMIUM} is absent: install Debian's chromium to run the browser tests"
-    if os.environ.get("CI"):
-        pytest.fail(message + " (CI is set, so this is a failure, not a skip)")
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     """One headless Chromium for the whole session."""
-    _require_chromium()
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -85,23 +45,6 @@ def artifacts() -> Path:
     """``artifacts/`` at the project root (gitignored): where the screenshots go."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
-
-
-def write_config(state_dir: Path) -> Path:
-    """A configuration file for a test table in ``state_dir``."""
-    path = state_dir / "zilch-tower.toml"
-    path.write_text(
-        "[table]\n"
-        f'pin = "{TABLE_PIN}"\n'
-        f'admin_pin = "{ADMIN_PIN}"\n'
-        'players = ["Ann", "Ben"]\n'
-        "speech = false\n"
-        "[tower]\n"
-        f"seed = {SEED}\n"
-        f'[state]\ndir = "{state_dir / "state"}"\n',
-        encoding="utf-8",
-    )
-    return path
 
 
 @pytest.fixture
@@ -156,8 +99,8 @@ def page_for(chromium: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def example_table() -> Iterator[str]:
-    """The pages served with example state documents (see harness.py); its base URL."""
-    from harness import make_app
+    """The pages served with example state documents (see page_examples.py); its base URL."""
+    from page_examples import make_app
 
     server = make_server("127.0.0.1", 0, make_app(), threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="test-harness", daemon=True)

@@ -86,12 +86,12 @@ def test_pages_use_only_local_assets(client: Any) -> None:
 def test_a_missing_chromium_skips_except_under_ci(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import conftest
+    import tower_pages
 
-    monkeypatch.setattr(conftest, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(tower_pages, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="no-chromium is absent"):
-        conftest._require_chromium()
+        tower_pages.require_chromium()
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI is set"):
-        conftest._require_chromium()
+        tower_pages.require_chromium()

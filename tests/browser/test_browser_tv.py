@@ -9,7 +9,7 @@ from typing import Any
 
 import cv2
 import pytest
-from conftest import TABLE_PIN, LiveTable
+from tower_pages import TABLE_PIN, LiveTable
 
 pytestmark = pytest.mark.browser
 

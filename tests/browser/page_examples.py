@@ -1,6 +1,6 @@
 """A stand-in table for working on the pages: serves them with example state documents.
 
-Run ``python tests/browser/harness.py [PORT]`` and open ``/``; switch the
+Run ``python tests/browser/page_examples.py [PORT]`` and open ``/``; switch the
 table to another document with ``/harness/use/NAME`` (or announce something
 with ``/harness/announce?text=...``) and every open page receives it through
 the event stream, as from the real service. The

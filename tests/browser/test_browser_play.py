@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TABLE_PIN, LiveTable
+from tower_pages import TABLE_PIN, LiveTable
 
 pytestmark = pytest.mark.browser
 

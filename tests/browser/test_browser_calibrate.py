@@ -8,7 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from conftest import ADMIN_PIN, LiveTable
+from tower_pages import ADMIN_PIN, LiveTable
 
 from vision.calibration import load_calibration
 
