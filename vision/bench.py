@@ -114,9 +114,17 @@ def load_folder(folder: str | Path) -> list[tuple[Path, tuple[LabelledDie, ...]]
     return items
 
 
-def folder_samples(folder: str | Path) -> Iterator[Sample]:
-    """Frames and labels of a labelled folder."""
-    for path, labels in load_folder(folder):
+def held_out_items(
+    folder: str | Path, skip: frozenset[str] = frozenset()
+) -> list[tuple[Path, tuple[LabelledDie, ...]]]:
+    """The folder's labelled images except those named (``folder/file``) in ``skip``."""
+    name = Path(folder).name
+    return [(p, labels) for p, labels in load_folder(folder) if f"{name}/{p.name}" not in skip]
+
+
+def folder_samples(folder: str | Path, skip: frozenset[str] = frozenset()) -> Iterator[Sample]:
+    """Frames and labels of a labelled folder, leaving out the images named in ``skip``."""
+    for path, labels in held_out_items(folder, skip):
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
             raise BenchError(f"{path} is missing or not an image")

@@ -7,10 +7,13 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.classify import face_patch, load_classifier
 from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
 from vision.reading import Die, Reading, check_frame
 from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions
@@ -18,6 +21,7 @@ from vision.segment import Group, Region, dice_groups, find_blobs, single_die_re
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 
 MIN_CONFIDENCE = 0.5  # a die below this is "unsure": the reading is not ok
+SURE_CLASSIFIER = 0.9  # the classifier's probability at which it may contradict the pips
 MAX_DICE = 30
 TANGLED = 5  # doubt added to every die of a group of touching dice that cannot be untangled
 
@@ -48,18 +52,32 @@ def _shape_doubt(region: Region, side: float) -> float:
     return float(np.exp(-((off / 0.12) ** 2)))
 
 
-def _die(
-    region: Region, count: PipCount, side: float, centre: tuple[float, float] | None = None
-) -> Die:
-    conf = confidence(count) * _shape_doubt(region, side)
-    if _tilted(region, side):
+def _die(found: Found, side: float, probs: np.ndarray | None) -> Die:
+    """The die as reported: value and confidence from the pips, checked by the classifier."""
+    value, conf = fuse(found.count.value, confidence(found.count), probs)
+    conf *= _shape_doubt(found.region, side)
+    if _tilted(found.region, side):
         conf = min(conf, 0.3)
-    return Die(
-        value=count.value,
-        center=centre or region.center,
-        box=region.box,
-        confidence=conf,
-    )
+    return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
+
+
+def fuse(value: int, conf: float, probs: np.ndarray | None) -> tuple[int, float]:
+    """Combine the pip count (``value``, ``conf``) with the classifier's probabilities.
+
+    Agreement raises the confidence; disagreement lowers it, and only a confident classifier
+    against a doubtful count changes the value (still below the confidence threshold).
+    """
+    if probs is None:
+        return value, conf
+    best = int(np.argmax(probs)) + 1
+    p_best = float(probs[best - 1])
+    if best == value:
+        return value, conf + (1.0 - conf) * 0.8 * p_best
+    if p_best < SURE_CLASSIFIER:
+        return value, conf * (1.0 - 0.3 * p_best)  # a hesitant model only nibbles
+    if conf < MIN_CONFIDENCE:
+        return best, p_best * (1.0 - conf) * 0.5
+    return value, conf * (1.0 - p_best)
 
 
 def _where(die: Die) -> str:
@@ -132,13 +150,55 @@ def _read_group(
 
 
 def learn_die_side(image: np.ndarray, blobs: list[np.ndarray], scale: int) -> float | None:
-    """The die size in this frame: the median side of lone blobs whose pips form a real face."""
-    sides = []
+    """The die size in this frame: the median side of lone blobs whose pips form a real face,
+    else of lone blobs with any pips (small dice whose layout is too blurred to check)."""
+    faces, dotted = [], []
     for region in single_die_regions(blobs, scale, min(image.shape[:2])):
         count = count_pips(image, region, region.side)
-        if 1 <= count.value <= 6 and count.layout_error < 0.08:
-            sides.append(region.side)
+        if 1 <= count.value <= 6:
+            dotted.append(region.side)
+            if count.layout_error < 0.08:
+                faces.append(region.side)
+    sides = faces or dotted
     return float(np.median(sides)) if sides else None
+
+
+@dataclass(frozen=True)
+class Found:
+    """A candidate die: its region, the pips counted on it, and its centre."""
+
+    region: Region
+    count: PipCount
+    centre: tuple[float, float]
+
+
+def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Found], float | None]:
+    """Candidate dice in a checked frame with their pip counts, and the die side in pixels."""
+    if calibration is not None:
+        blobs, scale, _ = find_blobs(
+            image, background=calibration.background, tray=calibration.tray_mask
+        )
+        side: float | None = calibration.die_side
+    else:
+        blobs, scale, _ = find_blobs(image)
+        side = learn_die_side(image, blobs, scale)
+    if side is None:
+        return [], None
+    found = []
+    for group in dice_groups(image, blobs, scale, side):
+        for region, count, centre in _read_group(image, group, side):
+            if count.value > 0:  # no pips: a mark, a cable, a shadow, not a die
+                found.append(Found(region, count, centre or region.center))
+    return found, side
+
+
+def second_opinions(image: np.ndarray, found: list[Found], side: float) -> list[np.ndarray | None]:
+    """The classifier's probabilities for each candidate (None each when no model ships)."""
+    model = load_classifier()
+    if model is None or not found:
+        return [None] * len(found)
+    patches = np.stack([face_patch(image, f.centre, side) for f in found])
+    return list(model.probabilities(patches))
 
 
 def read_dice(
@@ -153,29 +213,18 @@ def read_dice(
     want = _check_expected(expected)
     if calibration is not None:
         calibration.check_frame_size(image)
-        blobs, scale, _ = find_blobs(
-            image, background=calibration.background, tray=calibration.tray_mask
-        )
-        side: float | None = calibration.die_side
-    else:
-        blobs, scale, _ = find_blobs(image)
-        side = learn_die_side(image, blobs, scale)
+    found, side = locate(image, calibration)
     if side is None:
         return Reading((), False, "no dice found")
+    unreadable = [f.region for f in found if f.count.value > 6]
+    readable = [f for f in found if f.count.value <= 6]
     dice: list[Die] = []
-    unreadable: list[Region] = []
     tilted: list[Die] = []
-    for group in dice_groups(image, blobs, scale, side):
-        for region, count, centre in _read_group(image, group, side):
-            if count.value == 0:
-                continue  # no pips: a mark, a cable, a shadow, not a die
-            if count.value > 6:
-                unreadable.append(region)
-                continue
-            die = _die(region, count, side, centre)
-            if _tilted(region, side):
-                tilted.append(die)
-            dice.append(die)
-    dice.sort(key=lambda d: (round(d.center[1] / max(side or 1.0, 1.0)), d.center[0]))
+    for f, probs in zip(readable, second_opinions(image, readable, side), strict=True):
+        die = _die(f, side, probs)
+        if _tilted(f.region, side):
+            tilted.append(die)
+        dice.append(die)
+    dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))
     ok, reason = _judge(dice, unreadable, tilted, want)
     return Reading(tuple(dice), ok, reason)

@@ -16,6 +16,7 @@ import numpy as np
 from vision.split import split_touching
 
 MIN_DIE_PX = 12.0  # smaller dice cannot show countable pips
+MAX_BLOB_DICE = 25  # a blob bigger than this many dice is not dice (a wall, a hand)
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def dice_groups(frame: np.ndarray, blobs: list[np.ndarray], scale: int, side: fl
     groups: list[Group] = []
     for c in blobs:
         area = pixel_area(c)
-        if area < 0.3 * unit or area > 9.0 * unit:
+        if area < 0.3 * unit or area > MAX_BLOB_DICE * unit:
             continue
         hull = cv2.convexHull(c)
         if cv2.contourArea(hull) > 0 and cv2.contourArea(c) / cv2.contourArea(hull) < 0.5:

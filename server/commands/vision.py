@@ -40,6 +40,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--synthetic", type=int, default=0, metavar="N", help="rendered frames")
     p.add_argument("--style", default="tower", help="renderer style for --synthetic")
     p.add_argument("--failures", type=int, default=0, metavar="K", help="list K failures per set")
+    p.add_argument(
+        "--all-images",
+        action="store_true",
+        help="also score the photos the shipped classifier was trained on",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_bench)
 
@@ -140,10 +145,14 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.synthetic < 0:
         raise UserError(f"--synthetic {args.synthetic}: use a number of frames >= 0")
     cv2.setNumThreads(1)
-    plans = [(Path(f).name, bench.load_folder(f), f) for f in args.folders]
+    from vision.classify import training_images
+
+    skip = frozenset() if args.all_images else training_images()
+    plans = [(Path(f).name, bench.held_out_items(f, skip), f) for f in args.folders]
     scores = []
     for name, items, folder in plans:
-        scores.append(bench.run(bench.folder_samples(folder), name, len(items)))
+        label = name if len(items) == len(bench.load_folder(folder)) else f"{name} (held out)"
+        scores.append(bench.run(bench.folder_samples(folder, skip), label, len(items)))
     if args.synthetic:
         samples = bench.synthetic_samples(args.synthetic, args.style)
         scores.append(bench.run(samples, f"rendered/{args.style}", args.synthetic))

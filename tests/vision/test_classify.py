@@ -1,0 +1,108 @@
+"""The learned second opinion: patches, the shipped model, fusion with the pip count, training."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.bench import scene_calibration
+from vision.classify import (
+    MODEL_FILE,
+    PATCH,
+    DiceClassifier,
+    face_patch,
+    load_classifier,
+    training_images,
+)
+from vision.reader import MIN_CONFIDENCE, fuse, locate
+from vision.render import random_scene
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "train_classifier.py"
+_spec = importlib.util.spec_from_file_location("train_classifier", TOOL)
+assert _spec is not None and _spec.loader is not None
+train_classifier = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(train_classifier)
+
+
+def test_patch_is_a_normalised_contrast_map() -> None:
+    frame, truth = random_scene(0, 6, style="tower", cocked=0)
+    die = truth["dice"][0]
+    patch = face_patch(frame, tuple(die["center"]), truth["die_px"])
+    assert patch.shape == (PATCH, PATCH) and patch.dtype == np.float32
+    assert patch.min() >= 0.0 and patch.max() <= 1.5
+
+
+def test_patch_ignores_pip_polarity() -> None:
+    frame, truth = random_scene(0, 6, style="tower", cocked=0)
+    die = truth["dice"][0]
+    a = face_patch(frame, tuple(die["center"]), truth["die_px"])
+    b = face_patch(255 - frame, tuple(die["center"]), truth["die_px"])
+    assert float(np.abs(a - b).mean()) < 0.15
+
+
+def test_shipped_model_reads_rendered_dice() -> None:
+    model = load_classifier()
+    assert model is not None, f"{MODEL_FILE} is missing: run tools/train_classifier.py"
+    right = total = 0
+    for seed in range(10):  # bench seeds: the model was trained on seeds from 500000
+        frame, truth = random_scene(seed, 6, style="tower", cocked=0)
+        found, side = locate(frame, scene_calibration(seed, "tower"))
+        assert side is not None
+        probs = model.probabilities(np.stack([face_patch(frame, f.centre, side) for f in found]))
+        assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+        for f, p in zip(found, probs, strict=True):
+            t = min(
+                truth["dice"],
+                key=lambda d: (
+                    (d["center"][0] - f.centre[0]) ** 2 + (d["center"][1] - f.centre[1]) ** 2
+                ),
+            )
+            right += int(np.argmax(p) + 1 == t["value"])
+            total += 1
+    assert right / total > 0.9
+
+
+def test_training_photos_and_held_out_photos_are_apart() -> None:
+    trained = training_images()
+    assert trained, "the model lists the photos it was trained on"
+    assert not any(train_classifier.held_out(name) for name in trained)
+
+
+def test_fusion() -> None:
+    agree = np.array([0.01, 0.01, 0.9, 0.06, 0.01, 0.01])
+    assert fuse(3, 0.6, agree)[0] == 3 and fuse(3, 0.6, agree)[1] > 0.6
+    against = np.array([0.01, 0.01, 0.02, 0.94, 0.01, 0.01])
+    value, conf = fuse(3, 0.8, against)
+    assert value == 3 and conf < MIN_CONFIDENCE  # a sure count is never overruled, only doubted
+    value, conf = fuse(3, 0.2, against)
+    assert value == 4 and conf < MIN_CONFIDENCE  # a doubtful count is replaced, still unsure
+    assert fuse(5, 0.7, None) == (5, 0.7)
+
+
+def test_a_broken_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.npz"
+    np.savez(path, w1=np.zeros((10, 4)), b1=np.zeros(4), w2=np.zeros((4, 6)), b2=np.zeros(6))
+    with pytest.raises(ValueError, match="not a dice model"):
+        load_classifier.__wrapped__(path)
+    assert load_classifier.__wrapped__(tmp_path / "absent.npz") is None
+
+
+def test_training_learns_a_toy_problem() -> None:
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 6, 600)
+    x = rng.normal(0, 0.3, (600, PATCH * PATCH)).astype(np.float32)
+    x[np.arange(600), y * 7] += 3.0  # one telling pixel per class
+    model = train_classifier.train(x, y, hidden=16, epochs=15, seed=0)
+    assert isinstance(model, DiceClassifier)
+    guess = model.probabilities(x.reshape(-1, PATCH, PATCH)).argmax(axis=1)
+    assert (guess == y).mean() > 0.95
+
+
+def test_dihedral_makes_eight_views() -> None:
+    x = np.arange(2 * PATCH * PATCH, dtype=np.float32).reshape(2, PATCH, PATCH)
+    views = train_classifier.dihedral(x)
+    assert views.shape == (16, PATCH, PATCH)
+    assert len({v.tobytes() for v in views}) == 16
