@@ -183,11 +183,14 @@ def fan_out(service: Service, clients: int, actions: int) -> dict[str, Any]:
     time.sleep(0.5)
     first = max(w.seqs[0] for w in watchers if w.seqs)
     latencies: list[float] = []
+    by_endpoint: dict[str, list[float]] = {}
 
     def timed(method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         start = time.perf_counter()
         answer = service.request(method, path, body)
-        latencies.append((time.perf_counter() - start) * 1000)
+        ms = (time.perf_counter() - start) * 1000
+        latencies.append(ms)
+        by_endpoint.setdefault(f"{method} {path.split('?')[0]}", []).append(ms)
         return answer
 
     timed("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
@@ -225,7 +228,13 @@ def fan_out(service: Service, clients: int, actions: int) -> dict[str, Any]:
         "api_calls": len(latencies),
         "api_p50_ms": round(statistics.median(latencies), 1),
         "api_p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 1),
+        "p95_by_endpoint": {k: round(_p95(v), 1) for k, v in sorted(by_endpoint.items())},
     }
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.95 * (len(ordered) - 1))]
 
 
 def main() -> int:
@@ -257,6 +266,7 @@ def main() -> int:
             f"all {result['events']} events; API p50 {result['api_p50_ms']} ms, "
             f"p95 {result['api_p95_ms']} ms over {result['api_calls']} calls"
         )
+        print("  p95 by endpoint (ms):", json.dumps(result["p95_by_endpoint"]))
     return 0
 
 

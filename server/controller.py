@@ -341,7 +341,7 @@ class Controller(TrayPhases):
                     "set dice aside first: take them out of the tray or tap them on your phone"
                 )
         if self.phase in ("remove_dice", "return_dice"):
-            self._check_tray()
+            self._tray_step()
             if self.phase != "ready":
                 raise TableError(self.message or "the dice in the tray are not right yet")
         if self.phase not in ("ready", "fix_tray"):
@@ -369,7 +369,7 @@ class Controller(TrayPhases):
             self.phase = "remove_dice"
             self.message = f"Take out {dice_text(values)} from the tray."
             self._commit(action={"keep": list(values)}, events=events)
-            self._enter_tray_phase()
+            self._next_poll = self.clock()  # the loop moves or checks the dice next
         else:
             self._after_game_change(events, action={"keep": list(values)})
 
@@ -464,7 +464,7 @@ class Controller(TrayPhases):
         self._announce(events, notes)
         self._bot_due = self.clock() + self.timing.bot_delay_s
         self._commit(action=action, events=events, roll=roll, notes=notes)
-        self._enter_tray_phase()
+        self._next_poll = self.clock()  # the loop moves or checks the dice next
 
     def _announce(self, events: Sequence[Event], notes: Sequence[tuple[str, str]]) -> None:
         """Gather this step's announcements (engine's first, then the host's) into one."""
@@ -489,7 +489,7 @@ class Controller(TrayPhases):
             return
         if now >= self._next_poll:
             if self.phase in ("remove_dice", "return_dice"):
-                self._check_tray()
+                self._tray_step()
             elif self.phase == "choose" and self._bots_current() is None and self._tray_touched():
                 self._check_take_out()
             elif self.phase == "fix_tray" and not self.hw.sim_hands:

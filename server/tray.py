@@ -224,9 +224,8 @@ class TrayPhases:
         self._commit(notes=[("fix_tray", self.message)])
         self._next_poll = self.clock() + self.timing.poll_s
 
-    def _enter_tray_phase(self) -> None:
+    def _tray_step(self) -> None:
         """In the simulator, move the dice as a person would; then check the tray."""
-        self._next_poll = self.clock()
         if self.phase not in ("remove_dice", "return_dice"):
             return
         tower = self.hw.tower

@@ -175,6 +175,8 @@ def test_a_turn_through_the_api(client, service) -> None:
     best = state["turn"]["best"]
     state = _post(client, "/api/keep", {"keep": best["dice"]}).get_json()
     assert state["turn"]["total"] == best["points"]
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
     assert state["phase"] == "ready"
     assert state["table"]["in_tray"] == 6 - len(best["dice"]) or len(best["dice"]) == 6
     response = _post(client, "/api/bank", {"bank": True})
