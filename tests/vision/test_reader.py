@@ -154,3 +154,15 @@ def test_frame_of_another_size_than_the_calibration(tower_calibration) -> None:
 def test_blank_frame_reads_nothing() -> None:
     reading = read_dice(np.full((480, 640, 3), 128, np.uint8))
     assert reading.dice == () and not reading.ok and reading.reason == "no dice found"
+
+
+def test_a_smudged_die_makes_the_reading_unsure() -> None:
+    frame, truth = random_scene(0, 6, style="tower", cocked=0)
+    die = truth["dice"][0]
+    x0, y0, x1, y1 = die["box"]
+    frame = frame.copy()
+    frame[y0:y1, x0:x1] = cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), 6)
+    reading = read_dice(frame, scene_calibration(0, "tower"), expected=6)
+    assert not reading.ok
+    assert "unclear" in reading.reason or "found 5 dice" in reading.reason
+    _check_against_truth(reading, truth, strict=False)
