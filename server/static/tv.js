@@ -13,6 +13,7 @@
   const ANNOUNCEMENT_MS = 12000;
   const RECORDS_REFRESH_MS = 5 * 60 * 1000;
   const UNSURE_BELOW = 0.6;
+  const MAX_OPTIONS = 7;
 
   const PHASES = {
     idle: "Waiting for a game",
@@ -257,9 +258,15 @@
     bank.textContent = bankStatus(turn, state);
     bank.className = "bank-status" + (turn.can_bank ? " can-bank" : "");
 
-    const options = turn.options || [];
-    $("options").replaceChildren(...(options.length
-      ? options.map((o) => optionItem(o, turn.best))
+    /* best first; a six-dice roll can have a dozen choices, more than fit */
+    const options = [...(turn.options || [])].sort((a, b) => b.points - a.points);
+    const limit = options.length > MAX_OPTIONS ? MAX_OPTIONS - 1 : MAX_OPTIONS;
+    const shown = options.slice(0, limit).map((o) => optionItem(o, turn.best));
+    if (options.length > limit) {
+      shown.push(h("li", { class: "option more" }, "+" + (options.length - limit) + " more"));
+    }
+    $("options").replaceChildren(...(shown.length
+      ? shown
       : [h("li", { class: "option none" }, state.phase === "choose" ? "none: zilch" : "—")]));
 
     const chance = turn.zilch_chance;
