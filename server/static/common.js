@@ -91,11 +91,17 @@ const Zilch = (() => {
     return true;
   }
 
-  /* Follow the live state: one fetch of /api/state, then the event stream.
-     EventSource reconnects by itself and resends Last-Event-ID. */
+  /* Follow the live state: a fetch of /api/state, then the event stream.
+     EventSource reconnects by itself and resends Last-Event-ID after a lost
+     connection; when the browser gives up for good (an error page instead of
+     the stream, say while the tower restarts) a fresh stream is opened after
+     a pause, so a TV left on never needs a reload. */
+  const RETRY_MS = 3000;
+
   function live(onState, onStatus) {
     let lastSeq = -1;
     let lastGame = null;
+    let dropped = false;
     const deliver = (state) => {
       /* The first fetch and the stream can cross: never step back in time. */
       const seq = typeof state.seq === "number" ? state.seq : null;
@@ -104,21 +110,38 @@ const Zilch = (() => {
       if (seq !== null) lastSeq = seq;
       onState(state);
     };
-    fetch("/api/state", { cache: "no-store" })
-      .then((r) => (r.ok ? r.json() : null))
-      .then((s) => s && deliver(s))
-      .catch(() => {});
-    const source = new EventSource("/api/events");
-    source.addEventListener("state", (ev) => {
-      try {
-        deliver(JSON.parse(ev.data));
-      } catch (err) {
-        console.error("bad state event", err);
-      }
-    });
-    source.addEventListener("open", () => onStatus && onStatus(true));
-    source.addEventListener("error", () => onStatus && onStatus(false));
-    return source;
+    const status = (online) => onStatus && onStatus(online);
+
+    function connect() {
+      fetch("/api/state", { cache: "no-store" })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((s) => s && deliver(s))
+        .catch(() => {});
+      const source = new EventSource("/api/events");
+      source.addEventListener("state", (ev) => {
+        try {
+          deliver(JSON.parse(ev.data));
+        } catch (err) {
+          console.error("bad state event", err);
+        }
+      });
+      source.addEventListener("open", () => {
+        /* after an outage the tower may have restarted with a fresh journal */
+        if (dropped) lastSeq = -1;
+        dropped = false;
+        status(true);
+      });
+      source.addEventListener("error", () => {
+        dropped = true;
+        status(false);
+        if (source.readyState === EventSource.CLOSED) {
+          source.close();
+          setTimeout(connect, RETRY_MS);
+        }
+      });
+    }
+
+    connect();
   }
 
   /* A JSON request; resolves to the parsed body or rejects with an Error

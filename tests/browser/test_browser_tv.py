@@ -184,3 +184,25 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
     assert page.text_content("#next-game") == "Wed 09:30"
     page.screenshot(path=str(artifacts / "tv-idle-records.png"))
     assert page.js_errors == []
+
+
+def test_tv_opens_a_new_stream_when_the_browser_gives_up(example_table: str, page_for: Any) -> None:
+    page = page_for()
+    refused = []
+
+    def first_refused(route: Any) -> None:
+        if not refused:
+            refused.append(route.request.url)
+            route.fulfill(status=503, body="the tower is starting")
+        else:
+            route.continue_()
+
+    page.route("**/api/events", first_refused)
+    page.goto(example_table + "/")
+    page.wait_for_selector("#connection[data-online='false']")
+    page.wait_for_selector("#connection[data-online='true']", timeout=15000)
+    assert len(refused) == 1
+    seq = use_example(example_table, "use/fix_tray")
+    wait_for_seq(page, seq)
+    assert "Straighten" in page.text_content("#message")
+    assert page.js_errors == []
