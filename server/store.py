@@ -94,13 +94,18 @@ class Store:
         schema = resources.files("server").joinpath("schema.sql").read_text(encoding="utf-8")
         with self._lock:
             self._conn.executescript(f"BEGIN;\n{schema}\nCOMMIT;")
+        # Reads go through their own connection: in WAL mode they never wait for a commit.
+        self._read_lock = threading.Lock()
+        self._reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._reader.row_factory = sqlite3.Row
         self._closed = False
 
     def close(self) -> None:
         """Checkpoint and close the database; safe to repeat."""
-        with self._lock:
+        with self._lock, self._read_lock:
             if not self._closed:
                 self._closed = True
+                self._reader.close()
                 self._conn.close()
 
     @contextmanager
@@ -118,8 +123,8 @@ class Store:
 
     def get_meta(self, key: str) -> str | None:
         """A stored setting (the simulator's seed, the speech switch), or None."""
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._read_lock:
+            row = self._reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row["value"])
 
     def set_meta(self, key: str, value: str) -> None:
@@ -246,8 +251,8 @@ class Store:
 
     def last_step(self) -> tuple[int, int | None, dict[str, Any]] | None:
         """``(seq, game_id, snapshot)`` of the newest journal row, or None."""
-        with self._lock:
-            row = self._conn.execute(
+        with self._read_lock:
+            row = self._reader.execute(
                 "SELECT seq, game_id, snapshot FROM journal ORDER BY seq DESC LIMIT 1"
             ).fetchone()
         if row is None:
@@ -256,16 +261,16 @@ class Store:
 
     def tower_ops(self) -> list[list[Any]]:
         """Every physical operation ever journaled, oldest first."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read_lock:
+            rows = self._reader.execute(
                 "SELECT tower FROM journal WHERE tower != '[]' ORDER BY seq"
             ).fetchall()
         return [op for row in rows for op in json.loads(row["tower"])]
 
     def actions(self, game_id: int) -> list[dict[str, Any]]:
         """The game's replay actions in order."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read_lock:
+            rows = self._reader.execute(
                 "SELECT action FROM journal WHERE game_id = ? AND action IS NOT NULL ORDER BY seq",
                 (game_id,),
             ).fetchall()
@@ -273,8 +278,8 @@ class Store:
 
     def log(self, game_id: int, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` log entries of a game, oldest first, each with its seq."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read_lock:
+            rows = self._reader.execute(
                 "SELECT seq, log FROM journal WHERE game_id = ? AND log != '[]' "
                 "ORDER BY seq DESC LIMIT ?",
                 (game_id, limit),
@@ -288,14 +293,14 @@ class Store:
 
     def game(self, game_id: int) -> GameRow | None:
         """One game, or None."""
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        with self._read_lock:
+            row = self._reader.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _game_row(row)
 
     def games(self, limit: int = 50, offset: int = 0) -> list[GameRow]:
         """Games, newest first."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read_lock:
+            rows = self._reader.execute(
                 "SELECT * FROM games ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)
             ).fetchall()
         return [_game_row(row) for row in rows]
@@ -320,15 +325,15 @@ class Store:
             sql += " WHERE preset = ?"
             params = (preset,)
         sql += " ORDER BY preset, wins DESC, best_game DESC, player"
-        with self._lock:
-            rows = self._conn.execute(sql, params).fetchall()
+        with self._read_lock:
+            rows = self._reader.execute(sql, params).fetchall()
         return [dict(row) for row in rows]
 
     def face_counts(self) -> tuple[list[int], int]:
         """How often each face 1..6 showed in every scored roll, and the number of rolls."""
         counts = [0] * 6
-        with self._lock:
-            rows = self._conn.execute("SELECT dice FROM rolls").fetchall()
+        with self._read_lock:
+            rows = self._reader.execute("SELECT dice FROM rolls").fetchall()
         for row in rows:
             for value in row["dice"].split(","):
                 counts[int(value) - 1] += 1
