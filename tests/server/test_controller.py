@@ -225,3 +225,32 @@ def test_actions_while_the_dice_roll_are_answered_during_the_roll(config: Config
         assert table.state()["phase"] == "settling"  # refused while the dice still tumble
         assert table.wait_quiet()
         assert table.state()["reading"]["ok"]
+
+
+def test_a_long_press_starts_a_new_game_with_the_same_players(service: TableService) -> None:
+    first = service.new_game("greedy", {}, ["Ann", "Ben"])["game_id"]
+    service.hardware.tower.press("long_press")
+    wait_for(lambda: service.state()["game_id"] != first)
+    state = service.state()
+    assert state["preset"] == "greedy" and [p["name"] for p in state["players"]] == ["Ann", "Ben"]
+    assert service.store.game(first).status == "abandoned"
+
+
+def test_the_bank_button_banks(service: TableService) -> None:
+    service.new_game("club", {}, ["Ann", "Ben"])
+    for _ in range(30):
+        state = service.state()
+        if state["phase"] == "ready" and state["turn"]["can_bank"]:
+            break
+        if state["phase"] == "choose":
+            service.keep(state["turn"]["best"]["dice"])
+        else:
+            service.roll()
+        assert service.wait_quiet()
+    else:
+        pytest.skip("no bankable turn in 30 steps")
+    player, total = state["current"], state["turn"]["total"]
+    service.hardware.tower.press("bank")
+    wait_for(lambda: any(e["kind"] == "bank" for e in service.state()["log"]))
+    banked = next(p for p in service.state()["players"] if p["name"] == player)
+    assert banked["score"] == total
