@@ -159,9 +159,10 @@ class Controller(TrayPhases):
                 self._execute(fn, args, future)
             try:
                 self._advance()
-            except Exception:
+            except Exception as exc:
                 log.exception("the table controller failed to advance")
-                self._fail("the table controller hit an error; see the service log")
+                self._fail(exc)
+                self._stop.wait(1.0)  # a failing camera or tower is not retried in a tight loop
             if self._queue.empty():
                 self._idle.set()
 
@@ -565,9 +566,17 @@ class Controller(TrayPhases):
             raise UnknownBot(f"unknown computer player {name!r}; choose one of {', '.join(BOTS)}")
         return make_bot(name, rules, self._solution) if name == "optimal" else make_bot(name, rules)
 
-    def _fail(self, message: str) -> None:
-        self.message = message
-        self.hw.tower.light.show("error")
+    def _fail(self, exc: Exception) -> None:
+        """The hardware failed mid-phase: show it, and let ROLL try again from a safe phase."""
+        if self.phase in BUSY_PHASES:
+            self.phase = "fix_tray"
+        self._detector = None
+        self.message = f"The tower hit a problem ({exc}); check it, then press ROLL."
+        try:
+            self.hw.tower.light.show("error")
+            self._commit(notes=[("error", self.message)])
+        except Exception:
+            log.exception("could not report the failure")
 
 
 __all__ = ["BUSY_PHASES", "Controller", "Hardware", "TableError", "Timing"]

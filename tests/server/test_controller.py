@@ -254,3 +254,26 @@ def test_the_bank_button_banks(service: TableService) -> None:
     wait_for(lambda: any(e["kind"] == "bank" for e in service.state()["log"]))
     banked = next(p for p in service.state()["players"] if p["name"] == player)
     assert banked["score"] == total
+
+
+def test_a_camera_failure_mid_roll_is_shown_and_rolling_again_recovers(
+    service: TableService,
+) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    camera = service.hardware.camera
+    real_read = camera.read
+    failures = iter([OSError("camera unplugged")])
+
+    def flaky_read():  # type: ignore[no-untyped-def]
+        for failure in failures:
+            raise failure
+        return real_read()
+
+    camera.read = flaky_read
+    service.roll()
+    wait_for(lambda: service.state()["phase"] == "fix_tray")
+    state = service.state()
+    assert "camera unplugged" in state["message"] and state["log"][-1]["kind"] == "error"
+    assert service.hardware.tower.light.status == "error"
+    state = rolled(service)
+    assert state["reading"]["ok"] and state["phase"] in ("choose", "ready")
