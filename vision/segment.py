@@ -112,18 +112,6 @@ def _squareness(contour: np.ndarray) -> float:
     return float(area / (w * h)) * min(w, h) / max(w, h)
 
 
-def estimate_die_side(contours: list[np.ndarray], scale: int, frame_side: int) -> float | None:
-    """Median side of the square-looking blobs of plausible size, in full-resolution pixels."""
-    sides = []
-    for c in contours:
-        side = np.sqrt(pixel_area(c)) * scale
-        if MIN_DIE_PX <= side <= frame_side / 3 and _squareness(c) > 0.55:
-            sides.append(side)
-    if not sides:
-        return None
-    return float(np.median(sides))
-
-
 def find_blobs(
     frame: np.ndarray,
     *,

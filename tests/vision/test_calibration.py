@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from vision import Calibration, CalibrationError, calibrate, load_calibration, read_dice
+from vision.calibration import find_tray
 from vision.render import random_scene, random_tray, render_tray
 
 
@@ -110,3 +112,16 @@ def test_calibration_json_is_versioned() -> None:
     data = cal.to_json()
     assert data["version"] == 1
     assert Calibration.from_json(json.loads(json.dumps(data))).frame_size == (640, 480)
+
+
+def test_find_tray_outlines_a_plain_floor_inside_walls() -> None:
+    small = np.full((120, 160, 3), 60, np.uint8)
+    small[20:100, 25:135] = (90, 140, 90)  # the floor, lighter and greener than the walls
+    outline = find_tray(small)
+    assert outline is not None
+    x, y, w, h = cv2.boundingRect(outline.astype(np.int32))
+    assert abs(x - 25) <= 4 and abs(y - 20) <= 4 and abs(w - 110) <= 8 and abs(h - 80) <= 8
+
+
+def test_find_tray_gives_up_on_a_frame_without_walls() -> None:
+    assert find_tray(np.full((120, 160, 3), 128, np.uint8)) is None
