@@ -1,6 +1,7 @@
 """The SSE broker: every event in order, resumption, keep-alives, shutdown."""
 
 import threading
+import time
 from itertools import islice
 
 from server.events import KEEPALIVE, Broker, format_event
@@ -85,3 +86,30 @@ def test_waiting_subscriber_wakes_on_publish_and_close_ends_streams() -> None:
     seqs = [int(c.split("\n")[1][4:]) for c in _events(received)]
     assert seqs == sorted(seqs) and seqs[-1] == 39 and seqs[0] == 1
     assert broker.subscribers == 0
+
+
+def test_fifty_subscribers_each_receive_every_event() -> None:
+    broker = Broker(keepalive_s=30)
+    broker.publish(1, "s1")
+    received: list[list[int]] = [[] for _ in range(50)]
+    streams = [broker.subscribe(1) for _ in range(50)]
+
+    def consume(stream, into: list[int]) -> None:  # type: ignore[no-untyped-def]
+        for chunk in stream:
+            if chunk.startswith("event:"):
+                into.append(int(chunk.split("\n")[1][4:]))
+
+    threads = [
+        threading.Thread(target=consume, args=pair) for pair in zip(streams, received, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for seq in range(2, 102):
+        broker.publish(seq, f"s{seq}")
+    deadline = time.monotonic() + 10
+    while any(len(r) < 100 for r in received) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    broker.close()
+    for thread in threads:
+        thread.join(5)
+    assert all(r == list(range(2, 102)) for r in received)

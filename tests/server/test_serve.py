@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -153,6 +154,41 @@ def test_kill_9_and_restart_shows_the_same_table(tmp_path: Path) -> None:
     try:
         resumed = server.quiet_state()
         assert _table(resumed) == _table(second)
+    finally:
+        server.kill()
+
+
+def _events(server: Server, last_id: int | None = None):  # type: ignore[no-untyped-def]
+    """The event stream over HTTP, as (id, state) pairs."""
+    headers = {} if last_id is None else {"Last-Event-ID": str(last_id)}
+    request = urllib.request.Request(server.base + "/api/events", headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        seq = None
+        for raw in response:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("id: "):
+                seq = int(line[4:])
+            elif line.startswith("data: "):
+                yield seq, json.loads(line[6:])
+
+
+@pytest.mark.slow
+def test_event_stream_over_http_is_live_and_resumes(tmp_path: Path) -> None:
+    server = Server(tmp_path / "state")
+    try:
+        stream = _events(server)
+        seq, state = next(stream)
+        assert seq == state["seq"] and state["phase"] == "idle"
+        assert server.post("/api/new-game", {"players": ["Ann", "Ben"]})[0] == 200
+        seq2, state2 = next(stream)  # pushed without polling
+        assert seq2 > seq and state2["players"][0]["name"] == "Ann"
+        assert server.post("/api/join", {"join": "Cy"})[0] == 200
+        newest = server.get("/api/state")["seq"]
+        again = _events(server, last_id=seq)
+        missed = [s for s, _ in itertools.islice(again, 2)]
+        again.close()
+        stream.close()
+        assert missed == [seq2, newest]  # a reconnecting browser gets what it missed, in order
     finally:
         server.kill()
 
