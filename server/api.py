@@ -186,7 +186,15 @@ def events() -> Response:
             last_id = int(raw)
         except ValueError:
             raise BadBody(f"Last-Event-ID must be a state seq number, not {raw!r}") from None
-    stream = service().subscribe(last_id)
+    table = service()
+    limit = table.max_streams
+    if limit is not None and table.broker.subscribers >= limit:
+        raise ApiError(
+            f"too many live pages are open ({limit}); the rest of the API keeps working: "
+            "raise [server] threads to allow more",
+            503,
+        )
+    stream = table.subscribe(last_id)
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

@@ -259,6 +259,7 @@ class TableService:
             long_press_action=config["buttons"]["long_press_action"],
             solution=self.solutions.get,
         )
+        self.max_streams: int | None = None  # live event streams allowed at once (None: any)
         self._doc: dict[str, Any] = {}
         self._doc_text = "{}"
         self._doc_lock = threading.Lock()

@@ -20,6 +20,8 @@ from server.errors import UserError
 
 log = logging.getLogger(__name__)
 
+API_THREADS = 4  # worker threads kept free of event streams, for API requests
+
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("serve", help="run the table service (simulated tower by default)")
@@ -120,6 +122,8 @@ def run_serve(args: argparse.Namespace) -> int:
         status=lambda text: watchdog.notify(f"STATUS={text}"),
         sim_settle_s=0.4 if args.sim_settle is None else args.sim_settle,
     )
+    # Each live page holds a worker thread; keep a few for the API so phones can always play.
+    service.max_streams = max(1, threads - API_THREADS)
     try:
         service.start()
         app = create_app(config, service)
@@ -163,5 +167,6 @@ def _print_urls(host: str, port: int, service: Any) -> None:
     else:
         lines.append(f"  phones:        http://{local}:{port}/play")
     lines.append(f"  state dir:     {service.state_dir}")
+    lines.append(f"  live pages:    up to {service.max_streams} at once ([server] threads)")
     print("\n".join(lines), flush=True)
     sys.stdout.flush()

@@ -236,3 +236,14 @@ def test_calibration_endpoints_need_the_admin_pin(client) -> None:
 def test_unknown_page_is_not_json(client) -> None:
     response = client.get("/no-such-page")
     assert response.status_code == 404 and response.mimetype == "text/html"
+
+
+def test_live_pages_beyond_the_limit_are_refused_and_the_api_keeps_working(client, service) -> None:
+    service.max_streams = 1
+    first = client.get("/api/events", buffered=False)
+    chunks = iter(first.response)
+    next(chunks)  # the stream is open
+    second = client.get("/api/events")
+    assert second.status_code == 503 and "raise [server] threads" in second.get_json()["error"]
+    assert client.get("/api/state").status_code == 200
+    first.close()

@@ -58,7 +58,7 @@ class Server:
             self.kill()
             raise AssertionError(f"no URL printed: {first!r} {self.log.read_text()!r}")
         self.base = f"http://127.0.0.1:{match[1]}"
-        self.banner = first + "".join(self.proc.stdout.readline() for _ in range(3))
+        self.banner = first + "".join(self.proc.stdout.readline() for _ in range(4))
 
     def get(self, path: str) -> dict:
         with urllib.request.urlopen(self.base + path, timeout=10) as response:
