@@ -22,6 +22,7 @@ __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 
 MIN_CONFIDENCE = 0.5  # a die below this is "unsure": the reading is not ok
 SURE_CLASSIFIER = 0.9  # the classifier's probability at which it may contradict the pips
+AGREE_GAIN = 0.5  # share of the remaining doubt an agreeing classifier removes
 MAX_DICE = 30
 TANGLED = 5  # doubt added to every die of a group of touching dice that cannot be untangled
 
@@ -72,7 +73,7 @@ def fuse(value: int, conf: float, probs: np.ndarray | None) -> tuple[int, float]
     best = int(np.argmax(probs)) + 1
     p_best = float(probs[best - 1])
     if best == value:
-        return value, conf + (1.0 - conf) * 0.8 * p_best
+        return value, conf + (1.0 - conf) * AGREE_GAIN * p_best
     if p_best < SURE_CLASSIFIER:
         return value, conf * (1.0 - 0.3 * p_best)  # a hesitant model only nibbles
     if conf < MIN_CONFIDENCE:
