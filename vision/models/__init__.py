@@ -1,0 +1,1 @@
+"""Weights of the dice classifier, shipped as package data (see tools/train_classifier.py)."""
