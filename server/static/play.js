@@ -11,6 +11,7 @@
   const PIN_KEY = "zilch.pin";
   const NAME_KEY = "zilch.name";
   const BUSY_PHASES = ["shaking", "settling", "reading"];
+  const ROLL_PHASES = ["ready", "choose", "remove_dice", "return_dice", "fix_tray"];
 
   let state = null;
   let selected = new Set();  /* indices into turn.roll */
@@ -191,7 +192,9 @@
     const phase = state ? state.phase : "";
     const playing = state && !state.finished && phase !== "idle" && phase !== "over" && myMove();
     const busy = pending || BUSY_PHASES.includes(phase);
-    $("roll").disabled = !playing || busy || phase !== "ready";
+    /* ROLL also answers the tower's requests (dice taken out, put back, the
+       tray straightened); the tower checks the tray and says what is wrong */
+    $("roll").disabled = !playing || busy || !ROLL_PHASES.includes(phase);
     $("bank").disabled = !playing || busy || !turn.can_bank;
     $("bank").textContent = turn.total ? "BANK " + points(turn.total) : "BANK";
     const option = matchingOption();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,16 @@ def test_new_game_form_adds_computer_players(live_table: LiveTable, page_for: An
     assert state["preset"] == "club"
     assert {p["name"]: p["bot"] for p in state["players"]} == {"Ann": None, "Robo": "optimal"}
     assert page.js_errors == []
+
+
+def test_phone_offers_roll_once_the_tray_is_straightened(example_table: str, page_for: Any) -> None:
+    page = page_for(**PHONE)
+    page.goto(example_table + "/play#pin=2468")
+    page.wait_for_selector("#play[data-phase='choose']")
+    with urllib.request.urlopen(f"{example_table}/harness/use/fix_tray", timeout=10):
+        pass
+    page.wait_for_selector("#play[data-phase='fix_tray']")
+    assert "Straighten the tray" in page.text_content("#message")
+    assert page.is_enabled("#roll"), "ROLL tells the tower the tray is straight again"
+    assert page.locator("#dice .die-button[disabled]").count() == 6
+    assert page.is_disabled("#keep")
