@@ -39,6 +39,16 @@ BUSY_PHASES = ("shaking", "settling", "reading")
 LOG_LENGTH = 50
 DEFAULT_TIMING = Timing()
 ANNOUNCED = ("announcement", "final_round", "forgiven", "game_over", "call", "call_again", "skip")
+# An announcement saying several things takes the kind of the weightiest.
+ANNOUNCED_FIRST = (
+    "game_over",
+    "final_round",
+    "skip",
+    "call_again",
+    "call",
+    "forgiven",
+    "announcement",
+)
 
 
 class Controller(TrayPhases):
@@ -468,12 +478,16 @@ class Controller(TrayPhases):
         self._next_poll = self.clock()  # the loop moves or checks the dice next
 
     def _announce(self, events: Sequence[Event], notes: Sequence[tuple[str, str]]) -> None:
-        """Gather this step's announcements (engine's first, then the host's) into one."""
+        """Gather this step's announcements (engine's first, then the host's) into one.
+
+        Its ``kind`` is the weightiest of them (the winner over a call over the scores).
+        """
         said = [(e.kind, e.text) for e in events if e.kind in ANNOUNCED]
         said += [(kind, text) for kind, text in notes if kind in ANNOUNCED]
         if said:
             text = " ".join(text for _, text in said)
-            self.announcement = {"seq": self.seq + 1, "text": text, "kind": said[0][0]}
+            kind = min((k for k, _ in said), key=ANNOUNCED_FIRST.index)
+            self.announcement = {"seq": self.seq + 1, "text": text, "kind": kind}
 
     # -- between commands --------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import datetime
 
@@ -141,3 +142,21 @@ def test_empty_schedule_and_bad_entries() -> None:
     assert parse_schedule(["Wednesday 9:05"]) == [(2, 9, 5)]
     with pytest.raises(ValueError, match="Mon 15:30"):
         parse_schedule(["someday 10:00"])
+
+
+@pytest.mark.slow
+def test_a_hosted_game_to_the_end_announces_the_final_round_and_the_lead(club) -> None:  # type: ignore[no-untyped-def]
+    table, _ = club
+    table.new_game("club", {"target": 1000}, ["Cy", "Di"], {"Cy": "dicenow", "Di": "dicenow"})
+    wait_for(lambda: table.state()["finished"], timeout=120)
+    rows = table.store._reader.execute("SELECT snapshot, log FROM journal ORDER BY seq").fetchall()
+    texts = [e["text"] for row in rows for e in json.loads(row["log"])]
+    spoken = [json.loads(row["snapshot"])["announcement"] for row in rows]
+    assert any("Scores after round" in t for t in texts)
+    assert any("take the lead" in t or "keeps the lead" in t for t in texts)
+    said = {a["text"] for a in spoken if a}
+    assert any("take the lead" in t or "keeps the lead" in t for t in said)
+    assert any(t.endswith("it's your turn.") for t in said)
+    state = table.state()
+    assert state["announcement"]["kind"] == "game_over"
+    assert state["winners"][0] in state["announcement"]["text"]
