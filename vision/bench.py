@@ -61,6 +61,7 @@ class Score:
     false_dice: int = 0  # detections that match no label
     confident_wrong: int = 0  # matched, wrong value, confidence >= MIN_CONFIDENCE
     unsure: int = 0  # matched dice below MIN_CONFIDENCE
+    unsure_right: int = 0  # ... read right all the same
     readings_ok: int = 0  # frames whose reading was ok
     cocked_frames: int = 0  # frames with a cocked die
     cocked_passed: int = 0  # ... whose reading was wrongly ok
@@ -80,6 +81,10 @@ class Score:
             "false_dice": self.false_dice,
             "confident_wrong": self.confident_wrong,
             "unsure": self.unsure,
+            "sure_accuracy": round(
+                1.0 - self.confident_wrong / max(self.detected - self.unsure, 1), 4
+            ),
+            "unsure_accuracy": round(self.unsure_right / max(self.unsure, 1), 4),
             "ok_frames": self.readings_ok,
             "cocked_frames": self.cocked_frames,
             "cocked_passed": self.cocked_passed,
@@ -181,7 +186,9 @@ def score_sample(score: Score, sample: Sample, reader: Reader) -> None:
                 f"{sample.name}: read {die.value} for {truth.value} at "
                 f"({truth.center[0]:.0f}, {truth.center[1]:.0f}) conf {die.confidence:.2f}"
             )
-        score.unsure += int(die.confidence < MIN_CONFIDENCE)
+        if die.confidence < MIN_CONFIDENCE:
+            score.unsure += 1
+            score.unsure_right += int(die.value == truth.value)
     missed = len(sample.labels) - len(pairs)
     if missed:
         score.failures.append(f"{sample.name}: missed {missed} of {len(sample.labels)} dice")
@@ -245,13 +252,16 @@ def scene_calibration(seed: int, style: str = "tower") -> Calibration | None:
         return None
 
 
-def synthetic_samples(n: int, style: str = "tower", first_seed: int = 0) -> Iterator[Sample]:
-    """Rendered random trays of six dice, each with a calibration of its own scene."""
+def synthetic_samples(
+    n: int, style: str = "tower", first_seed: int = 0, *, calibrated: bool = True
+) -> Iterator[Sample]:
+    """Rendered random trays of six dice, each with a calibration of its own scene
+    (or none, to measure the reader's automatic mode)."""
     from vision.render import random_scene
 
     for seed in range(first_seed, first_seed + n):
         frame, truth = random_scene(seed, 6, style=style)
-        cal = scene_calibration(seed, style)
+        cal = scene_calibration(seed, style) if calibrated else None
         labels = tuple(
             LabelledDie(int(d["value"]), (d["center"][0], d["center"][1]), truth["die_px"])
             for d in truth["dice"]

@@ -39,6 +39,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("folders", nargs="*", metavar="FOLDER", help="folders with labels.jsonl")
     p.add_argument("--synthetic", type=int, default=0, metavar="N", help="rendered frames")
     p.add_argument("--style", default="tower", help="renderer style for --synthetic")
+    p.add_argument(
+        "--uncalibrated", action="store_true", help="read rendered frames without calibration"
+    )
     p.add_argument("--failures", type=int, default=0, metavar="K", help="list K failures per set")
     p.add_argument(
         "--all-images",
@@ -154,8 +157,11 @@ def run_bench(args: argparse.Namespace) -> int:
         label = name if len(items) == len(bench.load_folder(folder)) else f"{name} (held out)"
         scores.append(bench.run(bench.folder_samples(folder, skip), label, len(items)))
     if args.synthetic:
-        samples = bench.synthetic_samples(args.synthetic, args.style)
-        scores.append(bench.run(samples, f"rendered/{args.style}", args.synthetic))
+        samples = bench.synthetic_samples(
+            args.synthetic, args.style, calibrated=not args.uncalibrated
+        )
+        name = f"rendered/{args.style}" + (" (auto)" if args.uncalibrated else "")
+        scores.append(bench.run(samples, name, args.synthetic))
     if args.json:
         print_json([s.to_json() for s in scores])
     else:

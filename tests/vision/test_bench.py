@@ -29,14 +29,17 @@ def test_pip_pattern_box_still_matches_the_die() -> None:
 def test_score_counts_right_wrong_missed_and_false() -> None:
     labels = (LabelledDie(1, (100, 100), 40), LabelledDie(5, (200, 100), 40))
     labels += (LabelledDie(6, (300, 300), 40),)
-    reading = Reading((_die(1, 100, 100), _die(3, 200, 100, 0.8), _die(4, 500, 50)), ok=True)
+    reading = Reading((_die(1, 100, 100, 0.3), _die(3, 200, 100, 0.8), _die(4, 500, 50)), ok=True)
     score = Score("t")
     sample = Sample("x", np.zeros((10, 10, 3), np.uint8), labels)
     score_sample(score, sample, lambda frame, cal, expected: reading)
     assert (score.labelled, score.detected, score.right) == (3, 2, 1)
     assert score.false_dice == 1 and score.confident_wrong == 1
+    assert score.unsure == 1 and score.unsure_right == 1
     row = score.to_json()
     assert row["accuracy"] == pytest.approx(1 / 3, abs=1e-3)
+    assert row["sure_accuracy"] == 0.0  # the only sure die was wrong
+    assert row["unsure_accuracy"] == 1.0
 
 
 def test_load_folder_rejects_bad_labels(tmp_path: Path) -> None:

@@ -93,6 +93,12 @@ def test_vision_bench_synthetic_json(capsys) -> None:
     assert "3/3" in captured.err  # the progress bar
 
 
+def test_vision_bench_without_calibration(capsys) -> None:
+    assert main(["vision-bench", "--synthetic", "2", "--uncalibrated", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["set"] == "rendered/tower (auto)" and row["dice"] == 12
+
+
 def test_vision_bench_needs_something_to_measure(capsys) -> None:
     assert main(["vision-bench"]) == 1
     assert "--synthetic" in capsys.readouterr().err
