@@ -9,7 +9,7 @@ from typing import Any
 
 import cv2
 import pytest
-from tower_pages import TABLE_PIN, LiveTable
+from tower_pages import ADMIN_PIN, TABLE_PIN, LiveTable
 
 pytestmark = pytest.mark.browser
 
@@ -205,4 +205,34 @@ def test_tv_opens_a_new_stream_when_the_browser_gives_up(example_table: str, pag
     seq = use_example(example_table, "use/fix_tray")
     wait_for_seq(page, seq)
     assert "Straighten" in page.text_content("#message")
+    assert page.js_errors == []
+
+
+def test_tv_speaks_the_hosts_call_once_speech_is_switched_on(
+    live_table: LiveTable, page_for: Any
+) -> None:
+    page = page_for()
+    page.add_init_script(
+        "window.spoken = [];window.speechSynthesis.speak = (u) => window.spoken.push(u.text);"
+    )
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#idle:not([hidden])")
+    assert page.is_disabled("#speech-toggle"), "the configuration switched speech off"
+
+    request = urllib.request.Request(
+        live_table.url + "/api/settings",
+        data=json.dumps({"speech": True}).encode(),
+        headers={"Content-Type": "application/json", "X-Admin-Pin": ADMIN_PIN},
+        method="POST",
+    )
+    urllib.request.urlopen(request, timeout=30).close()
+    page.wait_for_selector("#speech-toggle:not([disabled])")
+    assert page.text_content("#speech-toggle") == "Speech on"
+
+    live_table.post("/api/new-game", {"preset": "club", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    call = live_table.service.state()["announcement"]
+    assert call and "Ann" in call["text"]
+    page.wait_for_function("text => window.spoken.includes(text)", arg=call["text"])
+    assert page.text_content("#announcement") == call["text"]
     assert page.js_errors == []
