@@ -16,6 +16,7 @@ import numpy as np
 from vision.split import split_touching
 
 MIN_DIE_PX = 12.0  # smaller dice cannot show countable pips
+AUTO_SHORT_SIDE = 160  # working scale without calibration (see working_scale)
 MAX_BLOB_DICE = 25  # a blob bigger than this many dice is not dice (a wall, a hand)
 
 
@@ -31,9 +32,13 @@ class Region:
     merged: int = 1  # how many dice the blob this came from held
 
 
-def working_scale(shape: tuple[int, ...]) -> int:
-    """The downscale factor for body segmentation: about 120 px on the short side."""
-    return max(1, round(min(shape[0], shape[1]) / 120))
+def working_scale(shape: tuple[int, ...], short_side: int = 120) -> int:
+    """The downscale factor for body segmentation: about ``short_side`` px on the short side.
+
+    Calibrated frames use 120 (the calibration stores its background at that scale);
+    frames without calibration use a finer scale, since their dice may be small.
+    """
+    return max(1, round(min(shape[0], shape[1]) / short_side))
 
 
 def to_lab(image: np.ndarray) -> np.ndarray:
@@ -124,7 +129,7 @@ def find_blobs(
     Returns the outlines, the scale and the working image's shape. ``background`` and
     ``tray`` come from a calibration, at the working scale.
     """
-    scale = working_scale(frame.shape)
+    scale = working_scale(frame.shape, 120 if background is not None else AUTO_SHORT_SIDE)
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (w // scale, h // scale), interpolation=cv2.INTER_AREA)
     if background is None or background.shape != small.shape:
