@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import cv2
 import numpy as np
@@ -83,7 +84,10 @@ def _calibration_path() -> Path:
 
 def _frame() -> np.ndarray:
     """The newest frame from the service's shared camera."""
-    return np.asarray(_camera().read())
+    try:
+        return np.asarray(_camera().read())
+    except SourceError as exc:
+        raise CalibrationStepError(f"the camera gave no picture: {exc}") from None
 
 
 def _read(frame: np.ndarray, session: CalibrationSession) -> Any:
@@ -124,7 +128,8 @@ def _http_error(error: HTTPException) -> tuple[Response, int]:
 def reading_words(reading_json: dict[str, Any]) -> str:
     """A reading in a sentence for the page: what was seen and whether it is sure."""
     values = sorted(int(d["value"]) for d in reading_json.get("dice", []))
-    seen = f"{len(values)} dice read: {' '.join(map(str, values))}" if values else "no dice read"
+    noun = "die" if len(values) == 1 else "dice"
+    seen = f"{len(values)} {noun} read: {' '.join(map(str, values))}" if values else "no dice read"
     if reading_json.get("ok"):
         return seen + "."
     return f"{seen}; not sure: {reading_json.get('reason') or 'unknown reason'}."
@@ -171,7 +176,8 @@ def frame_jpeg() -> Response:
         raise CalibrationStepError("the camera frame could not be encoded as JPEG")
     response = Response(encoded.tobytes(), mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
-    response.headers["X-Reading"] = reading_words(reading.to_json())
+    # percent-encoded: a header carries Latin-1 only, a reason may need more
+    response.headers["X-Reading"] = quote(reading_words(reading.to_json()))
     return response
 
 

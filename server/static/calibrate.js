@@ -81,7 +81,7 @@
           img.dataset.frames = String(Number(img.dataset.frames || 0) + 1);
         };
         img.src = url;
-        $("live-reading").textContent = response.headers.get("X-Reading") || "";
+        $("live-reading").textContent = decodeURIComponent(response.headers.get("X-Reading") || "");
       } else {
         const data = await response.json().catch(() => null);
         $("live-reading").textContent =

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import cv2
 import numpy as np
@@ -57,7 +58,7 @@ def test_frame_is_an_annotated_jpeg_of_the_shared_camera(client: Any) -> None:
     assert response.mimetype == "image/jpeg"
     image = cv2.imdecode(np.frombuffer(response.data, np.uint8), cv2.IMREAD_COLOR)
     assert image is not None and image.shape[0] > 100
-    assert "dice read" in response.headers["X-Reading"]
+    assert " read" in unquote(response.headers["X-Reading"])
 
 
 @pytest.mark.parametrize(
@@ -120,3 +121,29 @@ def test_calibration_page_shows_the_overlay_and_saves(
     assert path.exists()
     load_calibration(path)
     assert page.js_errors == []
+
+
+def test_a_camera_without_a_picture_is_a_plain_409(
+    client: Any, live_table: LiveTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.sources import SourceError
+
+    def unplugged() -> None:
+        raise SourceError("USB camera returned no frame (unplugged?)")
+
+    monkeypatch.setattr(live_table.service.hardware.camera, "read", unplugged)
+    for method, path in [("GET", "frame.jpg"), ("POST", "empty")]:
+        response = admin(method, client, path)
+        assert response.status_code == 409
+        assert response.get_json()["error"] == (
+            "the camera gave no picture: USB camera returned no frame (unplugged?)"
+        )
+
+
+def test_reading_words_survive_any_reason_in_the_header(client: Any) -> None:
+    from server.calibration_api import reading_words
+
+    words = reading_words({"dice": [{"value": 3}], "ok": False, "reason": "die tilted ≥ 20°"})
+    assert words == "1 die read: 3; not sure: die tilted ≥ 20°."
+    response = admin("GET", client, "frame.jpg")
+    response.headers["X-Reading"].encode("latin-1")
