@@ -10,7 +10,6 @@ TV speaks.
 from __future__ import annotations
 
 import ipaddress
-import socket
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,6 +17,8 @@ from urllib.parse import urlsplit
 import segno
 from flask import Blueprint, current_app, render_template, request
 from markupsafe import Markup
+
+from server.commands.service import lan_address
 
 bp = Blueprint(
     "pages",
@@ -45,19 +46,6 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def lan_address() -> str | None:
-    """This machine's first non-loopback IPv4 address, looked up locally (no traffic)."""
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        return None
-    for info in infos:
-        address = str(info[4][0])
-        if not ipaddress.ip_address(address).is_loopback:
-            return address
-    return None
-
-
 def phone_base_url(host_url: str) -> str:
     """The base URL a phone in the room can reach.
 
@@ -67,7 +55,7 @@ def phone_base_url(host_url: str) -> str:
     parts = urlsplit(host_url)
     host = parts.hostname or "localhost"
     if _is_loopback(host):
-        address = lan_address()
+        address = lan_address()  # the same address `zilch-tower serve` prints
         if address is not None:
             port = f":{parts.port}" if parts.port else ""
             return f"{parts.scheme}://{address}{port}/"
