@@ -17,6 +17,7 @@
   let selected = new Set();  /* indices into turn.roll */
   let rollKey = "";
   let pending = false;
+  let wasMyTurn = false;  /* buzz once when this phone's player is called */
 
   /* ---------- PIN and name ---------- */
 
@@ -230,6 +231,9 @@
     const me = storage(NAME_KEY);
     $("me").textContent = me || "";
     $("status").textContent = statusText(state);
+    const mineNow = myPlayer() !== null && myMove() && !state.finished;
+    if (mineNow && !wasMyTurn && navigator.vibrate) navigator.vibrate(250);
+    wasMyTurn = mineNow;
     const message = $("message");
     message.textContent = state.message || "";
     message.hidden = !state.message;
