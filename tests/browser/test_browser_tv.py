@@ -236,3 +236,44 @@ def test_tv_speaks_the_hosts_call_once_speech_is_switched_on(
     page.wait_for_function("text => window.spoken.includes(text)", arg=call["text"])
     assert page.text_content("#announcement") == call["text"]
     assert page.js_errors == []
+
+
+LAYOUT = """() => {
+  const boxes = [];
+  for (const el of document.querySelectorAll('#tv *')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || el.closest('[hidden]')) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    const text = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    boxes.push({left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                font: text ? size : null, id: el.id || el.className.baseVal || el.className});
+  }
+  return boxes;
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
+def test_tv_keeps_to_the_safe_area_and_scales_its_text(
+    example_table: str, page_for: Any, width: int, height: int
+) -> None:
+    page = page_for(width, height)
+    page.goto(example_table + "/")
+    slack = 1.0
+    for name in ("crowd", "idle", "fix_tray", "choose"):
+        wait_for_seq(page, use_example(example_table, f"use/{name}"))
+        boxes = page.evaluate(LAYOUT)
+        assert len(boxes) > 20, name
+        for box in boxes:
+            assert 0.05 * width - slack <= box["left"] <= box["right"] <= 0.95 * width + slack, (
+                name,
+                box,
+            )
+            assert 0.05 * height - slack <= box["top"] <= box["bottom"] <= 0.95 * height + slack, (
+                name,
+                box,
+            )
+        if name != "crowd":  # twenty players' cards use smaller text on purpose
+            smallest = min(box["font"] for box in boxes if box["font"])
+            assert smallest >= 18 * height / 1080, f"{name}: text of {smallest:.1f} px at {height}p"
+    current = page.eval_on_selector("#current", "el => parseFloat(getComputedStyle(el).fontSize)")
+    assert current >= 80 * height / 1080
