@@ -107,6 +107,7 @@ class Controller(TrayPhases):
         self._candidate: tuple[int, ...] | None = None
         self._detector: Any = None
         self._settle_deadline = 0.0
+        self._next_frame = 0.0
         self._idle = threading.Event()
         self._shown_phase = "idle"
 
@@ -178,7 +179,7 @@ class Controller(TrayPhases):
 
     def _wait_time(self) -> float:
         if self.phase in BUSY_PHASES:
-            return 0.0
+            return max(0.0, self._next_frame - time.monotonic())
         if self.phase in ("choose", "remove_dice", "return_dice", "fix_tray"):
             return max(0.0, min(self.timing.poll_s, self._next_poll - self.clock()))
         if self._bot_turn() is not None:

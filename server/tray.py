@@ -11,6 +11,7 @@ controller's thread.
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 from zilch import Event, Game, IllegalAction
 
 log = logging.getLogger(__name__)
+
+FLYING_MOTION = 0.03  # share of the picture changing between frames while dice fly
+FLYING_WAIT_S = 0.025  # pause before the next frame while they do
 
 
 class TableError(ValueError):
@@ -86,6 +90,7 @@ class TrayPhases:
     _candidate: tuple[int, ...] | None
     _detector: Any
     _settle_deadline: float
+    _next_frame: float
     _bot_due: float
 
     if TYPE_CHECKING:
@@ -177,8 +182,15 @@ class TrayPhases:
         if self._detector is None:
             self._detector = self.hw.settle()
             self._settle_deadline = self.clock() + self.timing.settle_timeout_s
+        if time.monotonic() < self._next_frame:
+            return
         frame = self.hw.camera.read()
         if not self._detector.update(frame) and self.clock() < self._settle_deadline:
+            motion = getattr(self._detector, "motion", None)
+            if motion is not None and motion > FLYING_MOTION:
+                # The dice are clearly still flying: look again a little later, leaving
+                # the CPU to the web app (a camera gives ~30 frames a second anyway).
+                self._next_frame = time.monotonic() + FLYING_WAIT_S
             return
         self._detector = None
         self._read_roll(frame)
