@@ -136,7 +136,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "max_request_bytes": Key(
             16384, _int_range(1024, 10_485_760), "largest request body accepted"
         ),
-        "threads": Key(16, _int_range(4, 256), "worker threads (each live TV holds one)"),
+        "threads": Key(
+            64, _int_range(8, 256), "worker threads; each open TV or phone page holds one"
+        ),
     },
     "tower": {
         "mode": Key(
