@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import cv2
 import numpy as np
@@ -22,6 +22,9 @@ import numpy as np
 from vision.calibration import Calibration, CalibrationError, calibrate
 from vision.reader import MIN_CONFIDENCE, read_dice
 from vision.reading import Die, Reading
+
+if TYPE_CHECKING:
+    from vision.render import RenderStyle
 
 
 class BenchError(ValueError):
@@ -240,7 +243,7 @@ def format_table(scores: list[Score]) -> str:
     return "\n".join(lines)
 
 
-def scene_calibration(seed: int, style: str = "tower") -> Calibration | None:
+def scene_calibration(seed: int, style: RenderStyle | str = "tower") -> Calibration | None:
     """Calibrate a rendered scene as the tower does: its empty tray, then six flat dice."""
     from vision.render import random_tray, render_tray
 
@@ -253,7 +256,7 @@ def scene_calibration(seed: int, style: str = "tower") -> Calibration | None:
 
 
 def synthetic_samples(
-    n: int, style: str = "tower", first_seed: int = 0, *, calibrated: bool = True
+    n: int, style: RenderStyle | str = "tower", first_seed: int = 0, *, calibrated: bool = True
 ) -> Iterator[Sample]:
     """Rendered random trays of six dice, each with a calibration of its own scene
     (or none, to measure the reader's automatic mode)."""

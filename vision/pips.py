@@ -7,6 +7,7 @@ not sit where a real face puts them is not trusted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -43,6 +44,7 @@ class PipCount:
     contrast: float  # median pip contrast over the threshold (1 = at threshold)
     doubtful: int  # blobs that were nearly pips (count might be off by these)
     centre_offset: float  # distance of the pips' centre from the die's centre, in sides
+    side_pips: int = 0  # pips set aside as a visible side face
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -63,17 +65,13 @@ def _templates(value: int) -> tuple[np.ndarray, float]:
 _TEMPLATE_CACHE: dict[int, tuple[np.ndarray, float]] = {}
 
 
-def layout_error(points: np.ndarray, side: float) -> float:
-    """How far ``points`` (pixels) are from the best standard layout of their count, in sides.
-
-    The spacing is taken from the points' spread (within the range real dice use); the
-    rotation is searched.
-    """
+def _fit(points: np.ndarray, side: float) -> tuple[float, int, float]:
+    """Best standard layout for ``points``: error (sides), rotation index, corner offset a."""
     n = len(points)
     if n == 0 or n > 6:
-        return 1.0
-    if n == 1:
-        return 0.0
+        return 1.0, 0, float(LAYOUT_OFFSETS[0])
+    if n == 1:  # one pip fits anywhere; its grid is the typical one
+        return 0.0, 0, float(np.median(LAYOUT_OFFSETS))
     rel = ((points - points.mean(axis=0)) / side).astype(np.float32)
     rotated, rms = _templates(n)
     spread = float(np.sqrt((rel**2).sum(axis=1).mean()))
@@ -81,7 +79,72 @@ def layout_error(points: np.ndarray, side: float) -> float:
     templates = rotated * a  # (R, n, 2)
     d = np.sqrt(((rel[None, :, None, :] - templates[:, None, :, :]) ** 2).sum(axis=3))  # R,n,n
     err = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
-    return float(err.min())
+    best = int(np.argmin(err))
+    return float(err[best]), best, a
+
+
+def layout_error(points: np.ndarray, side: float) -> float:
+    """How far ``points`` (pixels) are from the best standard layout of their count, in sides.
+
+    The spacing is taken from the points' spread (within the range real dice use); the
+    rotation is searched.
+    """
+    return _fit(points, side)[0]
+
+
+SIDE_FACE_DOUBT = 0.75  # confidence kept by a count that set a side face aside
+SIZE_WEIGHT = 0.5  # weight of pip size spread against layout error when setting pips aside
+GOOD_FIT = 0.1  # layout error of a face seen at an angle, in sides
+OFF_GRID = 1.6  # a pip this many corner offsets beyond a face's centre is not on that face
+
+
+def _grid_distance(kept: np.ndarray, others: np.ndarray, side: float) -> np.ndarray:
+    """How far each point of ``others`` is from the centre of the face ``kept`` fits, in
+    corner offsets along the face's own axes (the face's pips are at most 1 away)."""
+    _, r, a = _fit(kept, side)
+    rel = (others.reshape(-1, 2) - kept.mean(axis=0)) / (side * a)
+    if len(kept) == 1:  # one pip does not show the face's axes
+        return np.asarray(np.hypot(rel[:, 0], rel[:, 1]) / np.sqrt(2.0))
+    c, s = np.cos(ANGLES[r]), np.sin(ANGLES[r])
+    u = rel[:, 0] * c - rel[:, 1] * s  # back into the face's own axes
+    v = rel[:, 0] * s + rel[:, 1] * c
+    return np.asarray(np.maximum(np.abs(u), np.abs(v)))
+
+
+def _off_grid(kept: np.ndarray, others: np.ndarray, side: float) -> bool:
+    """Whether every point of ``others`` lies beyond the pip grid of the face ``kept`` fits."""
+    return bool(np.all(_grid_distance(kept, others, side) > OFF_GRID))
+
+
+def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
+    """The pips of the top face and how many were set aside as a visible side face.
+
+    Seen at an angle, a die shows pips of its side faces next to the top face's. When the
+    pips do not form a face, the pips whose removal fits a face best are set aside one by
+    one; the result counts only if the rest form a clean face of at least two pips and
+    every set-aside pip lies outside that face's pip grid.
+    """
+    points = np.array([(p.x, p.y) for p in pips], np.float32)
+    if len(pips) <= 1 or (len(pips) <= 6 and _fit(points, side)[0] < GOOD_FIT):
+        return pips, 0
+    areas = np.array([p.area for p in pips])
+
+    def cost(subset: list[int]) -> float:
+        """Misfit of a subset: its layout error and the spread of its pip sizes (side-face
+        pips are foreshortened, so smaller than the top face's)."""
+        spread = float(np.std(areas[subset]) / np.mean(areas[subset]))
+        return _fit(points[subset], side)[0] + SIZE_WEIGHT * spread
+
+    keep = list(range(len(pips)))
+    while len(keep) > 2 and (len(keep) > 6 or _fit(points[keep], side)[0] >= GOOD_FIT):
+        costs = [cost(keep[:i] + keep[i + 1 :]) for i in range(len(keep))]
+        keep.pop(int(np.argmin(costs)))
+    dropped = [i for i in range(len(pips)) if i not in keep]
+    if _fit(points[keep], side)[0] >= GOOD_FIT or not _off_grid(
+        points[keep], points[dropped], side
+    ):
+        return pips, 0
+    return [pips[i] for i in keep], len(dropped)
 
 
 @dataclass(frozen=True)
@@ -114,6 +177,23 @@ def _threshold(inside: np.ndarray) -> float:
     return max(0.45 * top, 30.0)
 
 
+ZOOM_BELOW = 36.0  # dice smaller than this (pixels) are enlarged before their pips are sought
+
+
+def _zoom(side: float) -> int:
+    """The enlargement for a die of ``side`` pixels: 2 for small dice, else 1."""
+    return 2 if side < ZOOM_BELOW else 1
+
+
+def _enlarge(zoom: int, *images: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The crop (smoothly) and its masks (nearest pixel) ``zoom`` times larger."""
+    first, *masks = images
+    size = (first.shape[1] * zoom, first.shape[0] * zoom)
+    out = [cv2.resize(first, size, interpolation=cv2.INTER_CUBIC)]
+    out += [cv2.resize(m, size, interpolation=cv2.INTER_NEAREST) for m in masks]
+    return tuple(out)
+
+
 def detect_pips(
     frame: np.ndarray, contour: np.ndarray, side: float, body_contour: np.ndarray | None = None
 ) -> tuple[list[Pip], list[Pip]]:
@@ -133,6 +213,9 @@ def detect_pips(
         body_mask = inner
     if cv2.countNonZero(body_mask) < 9:
         return [], []
+    zoom = _zoom(side)
+    if zoom > 1:  # small dice: pips a few pixels wide, closer than the blur to each other
+        crop, mask, inner, body_mask = _enlarge(zoom, crop, mask, inner, body_mask)
     lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
     body = np.median(lab[body_mask > 0][::2], axis=0)  # every other pixel is plenty
     contrast = np.sqrt(((lab - body) ** 2).sum(axis=2))
@@ -140,7 +223,7 @@ def detect_pips(
     threshold = _threshold(inside)
     pip_mask = ((contrast > threshold) & (inner > 0)).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
-    die_area = side * side
+    die_area = (side * zoom) ** 2
     pips: list[Pip] = []
     near: list[Pip] = []
     for i in range(1, n):
@@ -153,7 +236,8 @@ def detect_pips(
         x, y = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
         box = (slice(y, y + bh), slice(x, x + bw))
         strength = float(contrast[box][labels[box] == i].max()) / threshold
-        blob = Pip(float(centroids[i][0]) + ox, float(centroids[i][1]) + oy, area, strength)
+        cx, cy = (centroids[i] + 0.5) / zoom - 0.5
+        blob = Pip(float(cx) + ox, float(cy) + oy, area / zoom**2, strength)
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
             pips.append(blob)
@@ -162,11 +246,25 @@ def detect_pips(
     return pips, near
 
 
-def assess(pips: list[Pip], centre: tuple[float, float], side: float, doubtful: int) -> PipCount:
-    """The value the pips show and how well they fit a real face centred near ``centre``."""
+def assess(
+    pips: list[Pip],
+    centre: tuple[float, float],
+    side: float,
+    doubtful: int,
+    near: Sequence[Pip] = (),
+) -> PipCount:
+    """The value the pips show and how well they fit a real face centred near ``centre``.
+
+    ``doubtful`` blobs might have been pips; so might those of ``near`` that lie on the
+    top face (beyond it they belong to a side face or the die's edge).
+    """
     if not pips:
-        return PipCount(0, (), 1.0, 0.0, 0.0, doubtful, 0.0)
+        return PipCount(0, (), 1.0, 0.0, 0.0, doubtful + len(near), 0.0)
+    pips, side_pips = top_face(pips, side)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
+    if near:
+        others = np.array([(p.x, p.y) for p in near], np.float32)
+        doubtful += int(np.count_nonzero(_grid_distance(points, others, side) <= OFF_GRID))
     areas = np.array([p.area for p in pips])
     spread = float(np.std(areas) / np.mean(areas)) if len(areas) > 1 else 0.0
     offset = float(np.linalg.norm(points.mean(axis=0) - np.array(centre, np.float32)) / side)
@@ -178,13 +276,14 @@ def assess(pips: list[Pip], centre: tuple[float, float], side: float, doubtful: 
         contrast=float(np.median([p.strength for p in pips])),
         doubtful=doubtful,
         centre_offset=offset,
+        side_pips=side_pips,
     )
 
 
 def count_pips(frame: np.ndarray, region: Region, side: float) -> PipCount:
     """Find and judge the pips of the lone die ``region``; ``side`` is its side in pixels."""
     pips, near = detect_pips(frame, region.contour, side)
-    return assess(pips, region.center, side, len(near))
+    return assess(pips, region.center, side, 0, near)
 
 
 def face_centre(points: np.ndarray) -> np.ndarray:
@@ -230,5 +329,6 @@ def confidence(count: PipCount) -> float:
     score *= float(np.exp(-((max(0.0, count.size_spread - 0.25) / 0.3) ** 2)))
     score *= min(1.0, max(0.0, (count.contrast - 1.0) / 0.6))
     score *= 0.6**count.doubtful
+    score *= SIDE_FACE_DOUBT ** min(1, count.side_pips)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))
