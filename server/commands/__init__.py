@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from server.errors import UserError
+from zilch import RuleSet, find_preset
 
 Subparsers = Any  # argparse's _SubParsersAction is private
 
@@ -29,15 +30,25 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_rule_options(options: list[str]) -> dict[str, str]:
-    """Turn ``["three_pairs=750"]`` into ``{"three_pairs": "750"}``."""
-    rules: dict[str, str] = {}
+def parse_pairs(options: list[str], flag: str, shape: str, example: str) -> dict[str, str]:
+    """Turn ``["K=V", ...]`` given to ``flag`` into a dict; a malformed one is a one-line error."""
+    pairs: dict[str, str] = {}
     for option in options:
         key, sep, value = option.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise UserError(f"--rule {option!r} is not K=V; write e.g. --rule three_pairs=750")
-        rules[key.strip()] = value.strip()
-    return rules
+            raise UserError(f"{flag} {option!r} is not {shape}; write e.g. {flag} {example}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def parse_rule_options(options: list[str]) -> dict[str, str]:
+    """Turn ``["three_pairs=750"]`` into ``{"three_pairs": "750"}``."""
+    return parse_pairs(options, "--rule", "K=V", "three_pairs=750")
+
+
+def rules_from_args(args: argparse.Namespace) -> RuleSet:
+    """The preset named by ``--preset`` with the ``--rule`` house rules on top."""
+    return find_preset(args.preset).with_house_rules(parse_rule_options(args.rule))
 
 
 def not_available(verb: str) -> UserError:

@@ -11,14 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.commands import Subparsers, add_rule_arguments, parse_rule_options, print_json
+from server.commands import (
+    Subparsers,
+    add_rule_arguments,
+    parse_pairs,
+    print_json,
+    rules_from_args,
+)
 from server.errors import UserError
 from zilch import (
     Game,
     InvalidDice,
     ReplayError,
     RuleSet,
-    find_preset,
     legal_set_asides,
     load_record,
     odds_table,
@@ -66,11 +71,6 @@ def register(sub: Subparsers) -> None:
         "--record", metavar="FILE", help="write the game's replay record here at the end"
     )
     p.set_defaults(func=run_play)
-
-
-def rules_from_args(args: argparse.Namespace) -> RuleSet:
-    """The preset named by ``--preset`` with the ``--rule`` house rules on top."""
-    return find_preset(args.preset).with_house_rules(parse_rule_options(args.rule))
 
 
 def parse_dice(words: list[str]) -> list[int]:
@@ -182,13 +182,7 @@ class StopPlay(Exception):
 
 def parse_bots(options: list[str]) -> dict[str, str]:
     """``["Robo=dicenow"]`` -> ``{"Robo": "dicenow"}``."""
-    bots: dict[str, str] = {}
-    for option in options:
-        name, sep, kind = option.partition("=")
-        if not sep or not name.strip() or not kind.strip():
-            raise UserError(f"--bot {option!r} is not NAME=KIND; write e.g. --bot Robo=dicenow")
-        bots[name.strip()] = kind.strip()
-    return bots
+    return parse_pairs(options, "--bot", "NAME=KIND", "Robo=dicenow")
 
 
 def make_bots(bots: dict[str, str], rules: RuleSet) -> dict[str, Any]:

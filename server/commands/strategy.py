@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.commands import Subparsers, add_rule_arguments, parse_rule_options, print_json
+from server.commands import Subparsers, add_rule_arguments, print_json, rules_from_args
 from server.errors import UserError
 from server.solver_cache import CACHE_FOLDER, SolverCache
-from zilch import InvalidDice, RuleSet, find_preset
+from zilch import InvalidDice
 from zilch.strategy import BOTS, Solution, TurnView, UnknownBot, make_bot
 
 
@@ -59,10 +59,6 @@ def _add_cache_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _rules(args: argparse.Namespace) -> RuleSet:
-    return find_preset(args.preset).with_house_rules(parse_rule_options(args.rule))
-
-
 def _cache(args: argparse.Namespace) -> SolverCache:
     if args.cache_dir:
         return SolverCache(Path(args.cache_dir))
@@ -73,7 +69,7 @@ def _cache(args: argparse.Namespace) -> SolverCache:
 
 def run_solve(args: argparse.Namespace) -> int:
     """Solve the rules (or read the cache) and print points per turn and thresholds."""
-    rules = _rules(args)
+    rules = rules_from_args(args)
     started = time.perf_counter()
     solution, cached = _cache(args).get(rules)
     summary = solution.summary()
@@ -116,7 +112,7 @@ def _check_number(name: str, value: int, *, least: int | None = 0) -> int:
 
 def run_decide(args: argparse.Namespace) -> int:
     """Print what the bot keeps from the roll and whether it then rolls or banks."""
-    rules = _rules(args)
+    rules = rules_from_args(args)
     name = _bot_name(args.bot)
     dice = []
     for word in args.roll:
@@ -146,7 +142,7 @@ def run_duel(args: argparse.Namespace) -> int:
     """Play bot against bot, alternating who starts, and print win rates with 95% intervals."""
     from zilch.strategy.duel import play_duel
 
-    rules = _rules(args)
+    rules = rules_from_args(args)
     names = [n.strip() for n in args.bots.split(",")]
     if len(names) != 2 or not all(names):
         raise UserError(f"--bots {args.bots!r} must name two bots, e.g. --bots optimal,dicenow")
