@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from types import TracebackType
 
 from gpiozero import Button
 from gpiozero.pins import Factory
 
+from firmware.closing import Closing
 from firmware.errors import FirmwareError
 
 BUTTON_EVENTS = ("roll", "bank", "long_press")
 """What the buttons report: a ROLL press, a BANK press, a long press on BANK."""
 
 
-class TowerButtons:
+class TowerButtons(Closing):
     """ROLL on ``roll_pin`` and BANK on ``bank_pin`` (BCM), each wired to ground.
 
     Wiring: one leg of each arcade button's normally-open switch to its GPIO,
@@ -86,14 +86,3 @@ class TowerButtons:
             setattr(self, name, None)
             if button is not None:
                 button.close()
-
-    def __enter__(self) -> TowerButtons:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -21,11 +21,11 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 
 from gpiozero import LED, PWMLED, Buzzer
 from gpiozero.pins import Factory
 
+from firmware.closing import Closing
 from firmware.errors import FirmwareError
 
 Step = tuple[float, float]
@@ -83,7 +83,7 @@ def check_status(status: str) -> LightPattern:
         ) from None
 
 
-class StatusLight:
+class StatusLight(Closing):
     """The tower's status LED on ``pin`` (BCM), with an optional active buzzer.
 
     Wiring: GPIO -> 330 ohm -> LED anode, LED cathode (short leg) to ground
@@ -201,14 +201,3 @@ class StatusLight:
             if device is not None:
                 device.close()
         self._status = "off"
-
-    def __enter__(self) -> StatusLight:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -6,11 +6,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
 
 from gpiozero import DigitalOutputDevice
 from gpiozero.pins import Factory
 
+from firmware.closing import Closing
 from firmware.errors import FirmwareError
 from firmware.safety import DutyGuard, Interval, ShakePattern, Wait
 
@@ -23,7 +23,7 @@ Clock = Callable[[], float]
 Sleeper = Callable[[float], None]
 
 
-class Solenoid:
+class Solenoid(Closing):
     """A 12 V push solenoid switched by a MOSFET whose gate is on ``pin`` (BCM).
 
     Wiring: GPIO -> 150 ohm -> gate of an IRLZ44N-class logic-level MOSFET,
@@ -144,14 +144,3 @@ class Solenoid:
                 device.off()
             finally:
                 device.close()
-
-    def __enter__(self) -> Solenoid:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

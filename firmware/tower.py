@@ -7,12 +7,12 @@ import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 
 from gpiozero.pins import Factory
 
 from firmware.buttons import BUTTON_EVENTS, TowerButtons
+from firmware.closing import Closing
 from firmware.errors import FirmwareError, GpioUnavailable
 from firmware.light import StatusLight
 from firmware.pins import PinMap
@@ -35,7 +35,7 @@ class Light(Protocol):
     def show(self, status: str) -> None: ...
 
 
-class Tower(ABC):
+class Tower(Closing, ABC):
     """What the server drives: ``shake()``, ``light.show(status)``, button callbacks, ``close()``.
 
     ``on_roll``, ``on_bank`` and ``on_long_press`` are plain callables set by
@@ -92,17 +92,6 @@ class Tower(ABC):
             callback()
         except Exception:
             log.exception("the %s button's callback failed", event)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def gpio_pin_factory() -> Factory | None:
