@@ -255,11 +255,35 @@ def scene_calibration(seed: int, style: RenderStyle | str = "tower") -> Calibrat
         return None
 
 
+def bench_style(style: RenderStyle | str) -> RenderStyle:
+    """A renderer style by name; ``NAME@H`` is that style seen by a camera ``H`` mm above the
+    tray floor (side faces visible), e.g. ``tower@250``. ``BenchError`` for anything else."""
+    import dataclasses
+
+    from vision.render import STYLES, RenderError, RenderStyle
+
+    if isinstance(style, RenderStyle):
+        return style
+    name, _, height = str(style).partition("@")
+    if name not in STYLES:
+        raise BenchError(f"style {style!r}: use one of {', '.join(STYLES)}, optionally @HEIGHT_MM")
+    if not height:
+        return STYLES[name]
+    try:
+        return dataclasses.replace(STYLES[name], name=str(style), camera_height_mm=float(height))
+    except (ValueError, RenderError) as exc:
+        raise BenchError(f"style {style!r}: {exc}") from None
+
+
 def synthetic_samples(
     n: int, style: RenderStyle | str = "tower", first_seed: int = 0, *, calibrated: bool = True
 ) -> Iterator[Sample]:
     """Rendered random trays of six dice, each with a calibration of its own scene
-    (or none, to measure the reader's automatic mode)."""
+    (or none, to measure the reader's automatic mode). The style is checked at once."""
+    return _synthetic(n, bench_style(style), first_seed, calibrated)
+
+
+def _synthetic(n: int, style: RenderStyle, first_seed: int, calibrated: bool) -> Iterator[Sample]:
     from vision.render import random_scene
 
     for seed in range(first_seed, first_seed + n):

@@ -45,6 +45,7 @@ class PipCount:
     doubtful: int  # blobs that were nearly pips (count might be off by these)
     centre_offset: float  # distance of the pips' centre from the die's centre, in sides
     side_pips: int = 0  # pips set aside as a visible side face
+    beyond: int = 0  # nearly-pip blobs beyond the top face (side faces, edges: weak doubt)
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -92,7 +93,8 @@ def layout_error(points: np.ndarray, side: float) -> float:
     return _fit(points, side)[0]
 
 
-SIDE_FACE_DOUBT = 0.75  # confidence kept by a count that set a side face aside
+BEYOND_DOUBT = 0.85  # confidence kept per nearly-pip blob beyond the top face
+SIDE_FACE_CAP = 0.45  # most confidence for a count that set a side face aside (below 0.5)
 SIZE_WEIGHT = 0.5  # weight of pip size spread against layout error when setting pips aside
 GOOD_FIT = 0.1  # layout error of a face seen at an angle, in sides
 OFF_GRID = 1.6  # a pip this many corner offsets beyond a face's centre is not on that face
@@ -262,9 +264,12 @@ def assess(
         return PipCount(0, (), 1.0, 0.0, 0.0, doubtful + len(near), 0.0)
     pips, side_pips = top_face(pips, side)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
+    beyond = 0
     if near:
         others = np.array([(p.x, p.y) for p in near], np.float32)
-        doubtful += int(np.count_nonzero(_grid_distance(points, others, side) <= OFF_GRID))
+        on_face = _grid_distance(points, others, side) <= OFF_GRID
+        doubtful += int(np.count_nonzero(on_face))
+        beyond = len(near) - int(np.count_nonzero(on_face))
     areas = np.array([p.area for p in pips])
     spread = float(np.std(areas) / np.mean(areas)) if len(areas) > 1 else 0.0
     offset = float(np.linalg.norm(points.mean(axis=0) - np.array(centre, np.float32)) / side)
@@ -277,6 +282,7 @@ def assess(
         doubtful=doubtful,
         centre_offset=offset,
         side_pips=side_pips,
+        beyond=beyond,
     )
 
 
@@ -328,7 +334,8 @@ def confidence(count: PipCount) -> float:
     score *= float(np.exp(-((count.layout_error / 0.06) ** 2)))
     score *= float(np.exp(-((max(0.0, count.size_spread - 0.25) / 0.3) ** 2)))
     score *= min(1.0, max(0.0, (count.contrast - 1.0) / 0.6))
-    score *= 0.6**count.doubtful
-    score *= SIDE_FACE_DOUBT ** min(1, count.side_pips)
+    score *= 0.6**count.doubtful * BEYOND_DOUBT**count.beyond
+    if count.side_pips:  # which pips are the top face's is a judgement: never sure
+        score = min(score, SIDE_FACE_CAP)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))

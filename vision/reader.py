@@ -7,7 +7,7 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -53,11 +53,67 @@ def _shape_doubt(region: Region, side: float) -> float:
     return float(np.exp(-((off / 0.12) ** 2)))
 
 
+NEAR_VIEW_ALIGN = 0.8  # cosine between a region's excess and the way to the frame's centre
+
+
+def seen_from_near(found: Found, side: float, frame_centre: tuple[float, float]) -> Found:
+    """``found`` re-centred on its top face if it may be a flat die seen by a camera close above.
+
+    Such a camera sees the side faces that look towards the frame's centre: the region runs
+    from a clean face (two or more pips in a real layout, a die wide) towards the centre.
+    A cocked die's region does not line up so, or its pips do not form a clean face.
+    """
+    count, region = found.count, found.region
+    if region.merged != 1 or not 2 <= count.value <= 6 or count.layout_error > 0.04:
+        return found
+    if count.side_pips:  # pips on a side face: a cocked die shows them too
+        return found
+    face = np.mean(np.array(count.pips, np.float64), axis=0)
+    excess = np.array(region.center) - face
+    inward = np.array(frame_centre) - face
+    reach, way = float(np.linalg.norm(excess)), float(np.linalg.norm(inward))
+    if reach < 0.05 * side or way < side:
+        return found
+    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    aligned = float(excess @ inward) / (reach * way) > NEAR_VIEW_ALIGN
+    if not aligned or not 0.8 * side <= min(w, h) <= 1.25 * side or max(w, h) > 1.9 * side:
+        return found
+    centred = replace(count, centre_offset=0.0)
+    return Found(region, centred, (float(face[0]), float(face[1])), near_view=reach / way)
+
+
+NEAR_VIEW_SUPPORT = 3  # dice that must agree on the camera's nearness
+
+
+def agreed_near_views(
+    found: list[Found], side: float, frame_centre: tuple[float, float]
+) -> list[Found]:
+    """``found`` with the near views of :func:`seen_from_near` kept only where the frame
+    agrees: one camera height shows every flat die's sides in proportion to its distance
+    from the centre, so at least ``NEAR_VIEW_SUPPORT`` dice must show about the same
+    proportion. A lone cocked die does not pass for a near view.
+    """
+    seen = [seen_from_near(f, side, frame_centre) for f in found]
+    ratios = np.array([f.near_view for f in seen if f.near_view])
+    if len(ratios) < NEAR_VIEW_SUPPORT:
+        return found
+    typical = float(np.median(ratios))
+    return [
+        s if s.near_view and 0.5 * typical <= s.near_view <= 2.0 * typical else f
+        for f, s in zip(found, seen, strict=True)
+    ]
+
+
+def _looks_tilted(found: Found, side: float) -> bool:
+    return not found.near_view and _tilted(found.region, side)
+
+
 def _die(found: Found, side: float, probs: np.ndarray | None) -> Die:
     """The die as reported: value and confidence from the pips, checked by the classifier."""
     value, conf = fuse(found.count.value, confidence(found.count), probs)
-    conf *= _shape_doubt(found.region, side)
-    if _tilted(found.region, side):
+    if not found.near_view:
+        conf *= _shape_doubt(found.region, side)
+    if _looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
 
@@ -171,6 +227,8 @@ class Found:
     region: Region
     count: PipCount
     centre: tuple[float, float]
+    near_view: float = 0.0  # a flat die with side faces in its region: their reach over the
+    # die's distance from the frame's centre (see seen_from_near); 0 otherwise
 
 
 def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Found], float | None]:
@@ -218,12 +276,13 @@ def read_dice(
     if side is None:
         return Reading((), False, "no dice found")
     unreadable = [f.region for f in found if f.count.value > 6]
-    readable = [f for f in found if f.count.value <= 6]
+    middle = (image.shape[1] / 2.0, image.shape[0] / 2.0)
+    readable = agreed_near_views([f for f in found if f.count.value <= 6], side, middle)
     dice: list[Die] = []
     tilted: list[Die] = []
     for f, probs in zip(readable, second_opinions(image, readable, side), strict=True):
         die = _die(f, side, probs)
-        if _tilted(f.region, side):
+        if _looks_tilted(f, side):
             tilted.append(die)
         dice.append(die)
     dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))

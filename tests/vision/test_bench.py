@@ -48,3 +48,13 @@ def test_load_folder_rejects_bad_labels(tmp_path: Path) -> None:
     (tmp_path / "labels.jsonl").write_text('{"image": "a.jpg", "dice": [{"value": 1}]}\n')
     with pytest.raises(BenchError, match="line 1"):
         load_folder(tmp_path)
+
+
+def test_bench_style_names_a_camera_height() -> None:
+    from vision.bench import BenchError, bench_style
+
+    assert bench_style("tower").camera_height_mm == 0.0
+    assert bench_style("tower@250").camera_height_mm == 250.0
+    for bad in ("foo", "tower@50", "tower@high"):
+        with pytest.raises(BenchError, match="style"):
+            bench_style(bad)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from vision import pips as pipmod
-from vision.pips import Pip, assess, count_pips, top_face
+from vision.pips import Pip, PipCount, assess, count_pips, top_face
+from vision.reader import Found, agreed_near_views, seen_from_near
 from vision.segment import Region
 
 SIDE = 40.0
@@ -90,3 +91,41 @@ def _small_die(value: int, side: int) -> tuple[np.ndarray, Region]:
 def test_pips_of_a_small_die_are_counted(value: int) -> None:
     image, region = _small_die(value, 26)
     assert count_pips(image, region, 26.0).value == value
+
+
+def _found_with_sides(toward: tuple[float, float], side_pips: int = 0) -> Found:
+    """A flat 4 at (100, 100) whose region also covers a side face towards ``toward``."""
+    face = [(p.x, p.y) for p in _face(4)]
+    dx, dy = toward
+    # the region: the face's square stretched 0.4 sides along (dx, dy)
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * SIDE / 2
+    far = corners + 0.4 * SIDE * np.array([dx, dy])
+    hull = cv2.convexHull(np.vstack([corners, far]).astype(np.float32) + 100.0)
+    contour = hull.round().astype(np.int32)
+    (cx, cy), _, _ = cv2.minAreaRect(contour)
+    region = Region(contour, (cx, cy), SIDE * 1.2, 0.0, (0, 0, 1, 1))
+    count = PipCount(4, tuple(face), 0.0, 0.0, 2.0, 0, 0.2, side_pips)
+    return Found(region, count, (cx, cy))
+
+
+def test_a_flat_die_seen_from_near_is_centred_on_its_top_face() -> None:
+    # the frame's centre is to the right: the visible side face is on the right
+    seen = seen_from_near(_found_with_sides((1.0, 0.0)), SIDE, (400.0, 100.0))
+    assert seen.near_view
+    assert seen.centre == pytest.approx((100.0, 100.0), abs=0.01)
+    assert seen.count.centre_offset == 0.0
+
+
+def test_a_region_stretched_away_from_the_centre_still_looks_tilted() -> None:
+    assert not seen_from_near(_found_with_sides((-1.0, 0.0)), SIDE, (400.0, 100.0)).near_view
+    # pips on a side face: a cocked die shows them too
+    with_pips = _found_with_sides((1.0, 0.0), side_pips=2)
+    assert not seen_from_near(with_pips, SIDE, (400.0, 100.0)).near_view
+
+
+def test_a_lone_near_view_is_not_trusted() -> None:
+    # one die alone showing sides is more likely cocked than seen by a near camera
+    lone = _found_with_sides((1.0, 0.0))
+    assert not agreed_near_views([lone], SIDE, (400.0, 100.0))[0].near_view
+    many = agreed_near_views([lone] * 3, SIDE, (400.0, 100.0))
+    assert all(f.near_view for f in many)

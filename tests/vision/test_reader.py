@@ -54,16 +54,18 @@ def test_tower_frames_read_without_calibration(seed: int) -> None:
 def test_side_faces_of_a_near_camera_are_not_counted(height: float) -> None:
     # a camera close above the tray sees the side faces of dice away from the centre
     style = dataclasses.replace(TOWER, name=f"camera {height}", camera_height_mm=height)
-    right = total = 0
+    right = total = oks = 0
     for seed in range(6):
         frame, truth = random_scene(seed, 6, style=style, cocked=0)
         reading = read_dice(frame, scene_calibration(seed, style), expected=6)
         _check_against_truth(reading, truth, strict=False)
+        oks += int(reading.ok)
         for t in truth["dice"]:
             die = nearest(reading.dice, t["center"], truth["die_px"] * 0.5)
             right += int(die is not None and die.value == t["value"])
             total += 1
-    assert right >= 0.92 * total  # the top face is read, not the top face and a side
+    assert right >= 0.9 * total  # the top face is read, not the top face and a side
+    assert oks >= 3  # a flat die showing its sides is not taken for a cocked one
 
 
 KNOBS = {
