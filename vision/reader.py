@@ -14,6 +14,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
+from vision.pipfirst import Fragment, join_fragments
 from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
 from vision.reading import Die, Reading, check_frame
 from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions
@@ -243,12 +244,14 @@ def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Fou
         side = learn_die_side(image, blobs, scale)
     if side is None:
         return [], None
-    found = []
+    candidates: list[Fragment] = []
     for group in dice_groups(image, blobs, scale, side):
         for region, count, centre in _read_group(image, group, side):
             if count.value > 0:  # no pips: a mark, a cable, a shadow, not a die
-                found.append(Found(region, count, centre or region.center))
-    return found, side
+                candidates.append((region, count, centre or region.center))
+    if calibration is None:  # a learned die size may cut a die in parts
+        candidates = join_fragments(image, candidates, side)
+    return [Found(region, count, centre) for region, count, centre in candidates], side
 
 
 def second_opinions(image: np.ndarray, found: list[Found], side: float) -> list[np.ndarray | None]:
