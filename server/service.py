@@ -350,7 +350,14 @@ class TableService:
     # -- life cycle -----------------------------------------------------------
 
     def start(self) -> None:
-        """Resume the table and start the controller thread."""
+        """Resume the table and start the controller thread.
+
+        The table's rules are solved (or loaded from the solver cache) on a
+        thread of their own, so the first roll's coach hint does not wait.
+        """
+        threading.Thread(
+            target=self.solutions.get, args=(self.config.rules,), name="solver", daemon=True
+        ).start()
         self.controller.start()
         self._publish(self.controller.seq)
         self._started = True
