@@ -117,11 +117,11 @@ def fit(frame: Frame, size: tuple[int, int]) -> Frame:
     return np.asarray(cv2.resize(frame, size, interpolation=cv2.INTER_AREA))
 
 
-class _Source:
-    """Shared plumbing: the context manager, idempotent close, reads refused after close."""
+class _Closing:
+    """``with`` support: leaving the block calls ``close()``, which is safe to repeat."""
 
-    name = "source"
-    _closed = False
+    def close(self) -> None:
+        raise NotImplementedError
 
     def __enter__(self) -> Self:
         return self
@@ -133,6 +133,13 @@ class _Source:
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class _Source(_Closing):
+    """Shared plumbing: the context manager, idempotent close, reads refused after close."""
+
+    name = "source"
+    _closed = False
 
     def close(self) -> None:
         """Release the device; safe to call twice."""
@@ -428,7 +435,7 @@ def _close_enough(a: Mapping[str, Any], b: Mapping[str, Any], tolerance: float =
     return True
 
 
-class SharedCamera:
+class SharedCamera(_Closing):
     """The one owner of a camera in a process; threads borrow frames from it.
 
     ``read()`` grabs a new frame (one thread at a time), ``latest()`` hands a
@@ -476,17 +483,6 @@ class SharedCamera:
         """Close the camera; safe to call twice."""
         with self._lock:
             self.source.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open_source(
