@@ -14,10 +14,11 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
+from vision.detect import Detection, load_detector, load_face_reader
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
 from vision.reading import Die, Reading, check_frame
-from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions
+from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions, square_region
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 
@@ -263,11 +264,70 @@ def second_opinions(image: np.ndarray, found: list[Found], side: float) -> list[
     return list(model.probabilities(patches))
 
 
+DETECTED = 0.3  # the detector's centre score from which a die is reported
+SURE_CENTRE = 0.6  # ... and from which its presence adds no doubt
+NO_FACE = 0.5  # the face reader's "no face" probability from which a die is doubted
+DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
+
+
+def detected_die(
+    image: np.ndarray, d: Detection, face: np.ndarray | None
+) -> tuple[Die, bool, bool]:
+    """A die the detector found, read by the face reader and checked by the detector and pips.
+
+    The value is the face reader's (the detector's own guess where no face reader ships).
+    Its confidence is the face reader's probability, lowered when the centre score is weak,
+    kept below the threshold when the detector reads another face, cut when the pip count is
+    sure of another value and raised a little when the pips agree. Also says whether the
+    die looks cocked, and whether it is no die at all (a weak centre with no face in it).
+    """
+    probs = d.probs if face is None else face
+    value = int(np.argmax(probs[1:])) + 1
+    conf = float(probs[value]) * min(1.0, d.score / SURE_CENTRE)
+    if face is not None and int(np.argmax(d.probs[1:])) + 1 != value:
+        conf = min(conf, DISAGREE_CAP)
+    count = count_pips(image, square_region(d.centre, d.side), d.side)
+    pips = confidence(count)
+    if count.value == value:
+        conf += (1.0 - conf) * AGREE_GAIN * pips
+    elif pips >= MIN_CONFIDENCE:
+        conf *= 1.0 - pips
+    cocked = max(float(d.probs[0]), float(probs[0])) >= NO_FACE
+    absent = face is not None and float(face[0]) >= NO_FACE and d.score < SURE_CENTRE
+    die = Die(value=value, center=d.centre, box=d.box, confidence=float(np.clip(conf, 0.0, 1.0)))
+    return die, cocked, absent
+
+
+def read_detected(image: np.ndarray, detections: list[Detection], want: int | None) -> Reading:
+    """The reading made of the detector's dice (frames without a calibration)."""
+    kept = [d for d in detections if d.score >= DETECTED]
+    faces = load_face_reader()
+    if faces is None:
+        face_probs: list[np.ndarray | None] = [None] * len(kept)
+    else:
+        face_probs = list(faces.probabilities(image, [(d.centre, d.side) for d in kept]))
+    dice: list[Die] = []
+    tilted: list[Die] = []
+    for d, face in zip(kept, face_probs, strict=True):
+        die, cocked, absent = detected_die(image, d, face)
+        if absent:
+            continue
+        if cocked:
+            tilted.append(die)
+        dice.append(die)
+    side = float(np.median([d.side for d in kept])) if kept else 1.0
+    dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))
+    ok, reason = _judge(dice, [], tilted, want)
+    return Reading(tuple(dice), ok, reason)
+
+
 def read_dice(
     frame: np.ndarray, calibration: Calibration | None = None, expected: int | None = None
 ) -> Reading:
     """Read the dice in a BGR uint8 ``frame``; works without ``calibration``, better with one.
 
+    Without a calibration the learned detector finds the dice, where it ships; with one (or
+    without the detector) dice are found by their colour against the background.
     ``expected`` is the number of dice that should be in the tray (a different count is not ok).
     Raises ``ValueError`` for a frame that is not an image.
     """
@@ -275,6 +335,8 @@ def read_dice(
     want = _check_expected(expected)
     if calibration is not None:
         calibration.check_frame_size(image)
+    elif (detector := load_detector()) is not None:
+        return read_detected(image, detector.detect(image), want)
     found, side = locate(image, calibration)
     if side is None:
         return Reading((), False, "no dice found")

@@ -103,6 +103,16 @@ def _region(contour: np.ndarray, scale: int, merged: int = 1) -> Region:
     return Region(full, (float(cx), float(cy)), side, float(angle), (x, y, x + bw, y + bh), merged)
 
 
+def square_region(centre: tuple[float, float], side: float) -> Region:
+    """An upright square region of ``side`` pixels around ``centre`` (a die found otherwise)."""
+    x, y = centre
+    h = side / 2.0
+    corners = np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]])
+    contour = np.round(corners).astype(np.int32).reshape(-1, 1, 2)
+    box = (round(x - h), round(y - h), round(x + h), round(y + h))
+    return Region(contour, (float(x), float(y)), float(side), 0.0, box)
+
+
 def pixel_area(contour: np.ndarray) -> float:
     """Pixels covered by a filled contour (its polygon runs through the boundary pixel centres)."""
     return float(cv2.contourArea(contour) + cv2.arcLength(contour, True) * 0.5 + 1.0)

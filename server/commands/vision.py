@@ -46,7 +46,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "--all-images",
         action="store_true",
-        help="also score the photos the shipped classifier was trained on",
+        help="also score the photos the shipped models were trained on",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_bench)
@@ -149,8 +149,9 @@ def run_bench(args: argparse.Namespace) -> int:
         raise UserError(f"--synthetic {args.synthetic}: use a number of frames >= 0")
     cv2.setNumThreads(1)
     from vision.classify import training_images
+    from vision.detect import detector_training_images
 
-    skip = frozenset() if args.all_images else training_images()
+    skip = frozenset() if args.all_images else training_images() | detector_training_images()
     plans = [(Path(f).name, bench.held_out_items(f, skip), f) for f in args.folders]
     scores = []
     for name, items, folder in plans:

@@ -1,0 +1,220 @@
+"""Train the face reader shipped in ``vision/models/`` (see vision/detect.py).
+
+The face reader looks at one die at a time, in a small crop centred where the detector put
+the die and sized by the detector's die side, and says which face is on top, or that the
+crop shows no readable face (a cocked die, the floor, clutter the detector took for a die).
+Its samples are the shipped detector's own findings, so it learns from the crops it will
+see: on rendered frames (every style knob, seeds from 800000) and on the development photos'
+training split (the same split as tools/train_detector.py). Detections that match no die
+are its examples of "no face". Like the detector it needs PyTorch and ``onnx`` to train
+(``pip install -e '.[train]'``) and only OpenCV to run.
+
+    .venv/bin/python tools/train_faces.py --photos ../shared/data/dice-photos --minutes 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.bench import match
+from vision.detect import (
+    CLASSES,
+    CROP_PX,
+    FACES_FILE,
+    crops_blob,
+    die_crop,
+    load_detector,
+)
+from vision.reading import Die
+
+_spec = importlib.util.spec_from_file_location(
+    "train_detector", Path(__file__).resolve().parent / "train_detector.py"
+)
+assert _spec is not None and _spec.loader is not None
+train_detector = importlib.util.module_from_spec(_spec)
+sys.modules["train_detector"] = train_detector
+_spec.loader.exec_module(train_detector)
+
+FIRST_SEED = 800_000
+
+
+def examples(
+    items: list[Any], detector: Any
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """(frame index, centre x, centre y, side) of every crop to learn from, and its class.
+
+    The detector's findings matched to a labelled die take the label's class (0 for a cocked
+    die); the others are "no face". Labelled dice the detector missed are taken at their
+    labelled centre, with the label's side or the frame's typical one.
+    """
+    frames: list[np.ndarray] = []
+    rows: list[tuple[int, float, float, float]] = []
+    classes: list[int] = []
+    for k, item in enumerate(items):
+        frames.append(item.image)
+        found = [d for d in detector.detect(item.image, 0.25)]
+        dice = [Die(1, d.centre, d.box, d.score) for d in found]
+        labels = [
+            train_detector_label(row, item.side) for row in item.dice if not math.isnan(row[0])
+        ]
+        pairs = match(dice, labels)
+        matched = {i for i, _ in pairs}
+        seen = {j for _, j in pairs}
+        for i, j in pairs:
+            d = found[i]
+            rows.append((k, d.centre[0], d.centre[1], d.side))
+            classes.append(int(item.dice[j, 3]))
+        for i, d in enumerate(found):
+            if i not in matched:
+                rows.append((k, d.centre[0], d.centre[1], d.side))
+                classes.append(0)
+        for j, row in enumerate(item.dice):
+            if j not in seen:
+                side = float(row[2]) if not math.isnan(row[2]) else item.side
+                rows.append((k, float(row[0]), float(row[1]), side))
+                classes.append(int(row[3]))
+        if k % 500 == 0:
+            print(f"  {k} of {len(items)} frames", file=sys.stderr, flush=True)
+    table = np.array(rows, np.float32).reshape(-1, 4)
+    return frames, table[:, 0].astype(int), table[:, 1:], np.array(classes, np.int64)
+
+
+def train_detector_label(row: np.ndarray, typical: float) -> Any:
+    from vision.bench import LabelledDie
+
+    side = float(row[2]) if not math.isnan(row[2]) else typical
+    return LabelledDie(int(row[3]), (float(row[0]), float(row[1])), side)
+
+
+def crop_batch(
+    frames: list[np.ndarray],
+    index: np.ndarray,
+    geometry: np.ndarray,
+    picks: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Crops for the examples ``picks``, each moved, scaled and turned a little at random."""
+    crops = []
+    for p in picks:
+        x, y, side = geometry[p]
+        x += rng.normal(0, 0.05) * side
+        y += rng.normal(0, 0.05) * side
+        side *= math.exp(rng.normal(0, 0.08))
+        crop = die_crop(frames[index[p]], (x, y), side, float(rng.uniform(0, 360)))
+        if rng.random() < 0.5:
+            crop = crop[:, ::-1]
+        crops.append(train_detector.recolour(np.ascontiguousarray(crop), rng))
+    return crops_blob(crops)
+
+
+def build_net() -> Any:
+    """Three stages of two convolutions each, then one layer over the 4 x 4 map."""
+    from torch import nn
+
+    def stage(c_in: int, c_out: int) -> list[Any]:
+        return [
+            nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+            nn.BatchNorm2d(c_out),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
+            nn.BatchNorm2d(c_out),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+        ]
+
+    return nn.Sequential(
+        *stage(3, 32),
+        *stage(32, 64),
+        *stage(64, 96),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(96 * (CROP_PX // 8) ** 2, CLASSES),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=Path, required=True, help="folder of labelled folders")
+    parser.add_argument("--rendered", type=int, default=2000, help="rendered frames")
+    parser.add_argument("--minutes", type=float, default=30.0, help="training time")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=FACES_FILE)
+    args = parser.parse_args(argv)
+    try:
+        import torch
+        from torch import nn
+    except ImportError:
+        raise SystemExit("train_faces needs PyTorch and onnx: pip install -e '.[train]'") from None
+    detector = load_detector()
+    if detector is None:
+        raise SystemExit("train the detector first: tools/train_detector.py")
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    photos, used = train_detector.photo_items(args.photos)
+    train_detector.FIRST_SEED = FIRST_SEED  # other scenes than the detector's
+    rendered = train_detector.rendered_items(args.rendered)
+    print(f"{len(used)} photos, {len(rendered)} rendered frames", file=sys.stderr)
+    frames, index, geometry, classes = examples(photos + rendered, detector)
+    from_photo = index < len(photos)
+    print(
+        f"{len(classes)} crops ({from_photo.sum()} from photos), per class "
+        f"{np.bincount(classes, minlength=CLASSES).tolist()}",
+        file=sys.stderr,
+    )
+    # photos and renders in equal shares, whatever their numbers
+    n_photo, n_rendered = max(int(from_photo.sum()), 1), max(int((~from_photo).sum()), 1)
+    weights = np.where(from_photo, 0.5 / n_photo, 0.5 / n_rendered)
+    weights /= weights.sum()
+    net = build_net()
+    optimiser = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    start, budget, step, total = time.monotonic(), args.minutes * 60, 0, 0.0
+    while (elapsed := time.monotonic() - start) < budget:
+        for g in optimiser.param_groups:
+            g["lr"] = 2e-3 * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget)))
+        picks = rng.choice(len(classes), size=args.batch, p=weights)
+        x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng))
+        loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        step += 1
+        total += float(loss.detach())
+        if step % 200 == 0:
+            print(f"step {step} ({elapsed / 60:.1f} min): loss {total / 200:.3f}", file=sys.stderr)
+            total = 0.0
+    net.eval()
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, CROP_PX, CROP_PX),),
+        str(args.out),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "dice"}, "logits": {0: "dice"}},
+        opset_version=13,
+        dynamo=False,
+    )
+    info = {
+        "model": f"die face reader, {CROP_PX} px crops, classes: no face, 1..6",
+        "trained_by": "tools/train_faces.py",
+        "arguments": {k: str(v) for k, v in vars(args).items()},
+        "steps": step,
+        "trained_on_photos": sorted(used),
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    print(f"{step} steps; wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""A small learned die detector: die centres, sizes and values from a whole frame at once.
+
+A fully convolutional network (``vision/models/dice_detector.onnx``, trained by
+``tools/train_detector.py`` from rendered frames and the development photos' training split)
+looks at the frame once and answers on a grid of one cell per ``STRIDE`` pixels: how likely a
+die's centre lies in the cell, where in the cell, how large the die is, and which face it
+shows (or that it is cocked). OpenCV's ``dnn`` module runs it on the CPU; nothing is fetched
+at run time. The reader uses it for frames without a calibration, where finding the dice by
+colour alone fails on small dice, crowds and clutter.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+STRIDE = 8  # pixels per output cell
+CLASSES = 7  # 0: a cocked or hidden die (no top face to read); 1..6: the face on top
+OUTPUTS = 4 + CLASSES  # centre score, x and y offset in the cell, log die side, classes
+WORK_SIDE = 640  # frames are read with their long side at most this many pixels
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
+DETECTOR_INFO = MODEL_DIR / "dice_detector.json"
+FACES_FILE = MODEL_DIR / "dice_faces.onnx"
+FACES_INFO = MODEL_DIR / "dice_faces.json"
+CROP_PX = 32  # side of the crop the face reader sees
+CROP_EXTENT = 1.3  # the crop's side over the die's
+TURNS = 4  # quarter turns of each crop the face reader reads
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One die the detector found, in the frame's pixels."""
+
+    centre: tuple[float, float]
+    side: float  # die side in pixels
+    score: float  # how sure it is that a die is there (0..1)
+    probs: np.ndarray  # probabilities of cocked, 1, 2, ..., 6
+
+    @property
+    def value(self) -> int:
+        """The most likely face (0 for a cocked die)."""
+        return int(np.argmax(self.probs))
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """The die's square box (x0, y0, x1, y1), integer pixels."""
+        x, y = self.centre
+        h = self.side / 2.0
+        return (round(x - h), round(y - h), round(x + h), round(y + h))
+
+
+def prepare(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The network's input blob for a BGR frame (1, 3, H, W), and the scale applied.
+
+    The long side is brought to at most ``WORK_SIDE`` pixels and both sides are padded
+    (by repeating the edge) to a multiple of ``STRIDE``.
+    """
+    h, w = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(h, w))
+    if scale < 1.0:
+        image = cv2.resize(
+            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+        )
+    h2, w2 = image.shape[:2]
+    pad_y, pad_x = -h2 % STRIDE, -w2 % STRIDE
+    if pad_y or pad_x:
+        image = cv2.copyMakeBorder(image, 0, pad_y, 0, pad_x, cv2.BORDER_REPLICATE)
+    blob = image.astype(np.float32).transpose(2, 0, 1)[None] / 255.0 - 0.5
+    return np.ascontiguousarray(blob), scale
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0))))
+
+
+def decode(
+    out: np.ndarray,
+    scale: float = 1.0,
+    threshold: float = 0.2,
+    shape: tuple[int, int] | None = None,
+) -> list[Detection]:
+    """Detections from the network's raw output (1, OUTPUTS, H/STRIDE, W/STRIDE).
+
+    A cell is a die's centre when its score is a local maximum above ``threshold``; of two
+    centres closer than 0.6 of a die the surer one stays. ``shape`` (height, width) of the
+    frame drops centres that fall on the padding.
+    """
+    if out.ndim != 4 or out.shape[0] != 1 or out.shape[1] != OUTPUTS:
+        raise ValueError(f"detector output has shape {out.shape}; expected (1, {OUTPUTS}, H, W)")
+    maps = out[0]
+    heat = _sigmoid(maps[0]).astype(np.float32)
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    found: list[Detection] = []
+    for i, j in zip(*np.nonzero(peaks), strict=True):
+        x = (j + 0.5 + float(maps[1, i, j])) * STRIDE / scale
+        y = (i + 0.5 + float(maps[2, i, j])) * STRIDE / scale
+        if shape is not None and not (0 <= x < shape[1] and 0 <= y < shape[0]):
+            continue
+        side = float(np.exp(np.clip(maps[3, i, j], -1.0, 4.0))) * STRIDE / scale
+        logits = maps[4:, i, j].astype(np.float64)
+        probs = np.exp(logits - logits.max())
+        found.append(Detection((x, y), side, float(heat[i, j]), probs / probs.sum()))
+    found.sort(key=lambda d: -d.score)
+    kept: list[Detection] = []
+    for d in found:
+        if all(_apart(d, k) for k in kept):
+            kept.append(d)
+    return kept
+
+
+def _apart(a: Detection, b: Detection) -> bool:
+    """Whether two centres are far enough apart to be two dice."""
+    gap = np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1])
+    return bool(gap >= 0.6 * max(a.side, b.side))
+
+
+class Detector:
+    """The shipped network behind OpenCV's dnn module; one forward pass at a time."""
+
+    def __init__(self, path: Path = DETECTOR_FILE) -> None:
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ValueError(f"{path} is not a readable ONNX model: {exc.msg.strip()}") from None
+        self._lock = threading.Lock()
+
+    def raw(self, blob: np.ndarray) -> np.ndarray:
+        """The network's output for an input blob from :func:`prepare`."""
+        with self._lock:
+            self._net.setInput(blob)
+            out = self._net.forward()
+        return np.asarray(out, np.float32)
+
+    def detect(self, image: np.ndarray, threshold: float = 0.2) -> list[Detection]:
+        """The dice in a checked BGR frame, surest first."""
+        blob, scale = prepare(image)
+        return decode(self.raw(blob), scale, threshold, image.shape[:2])
+
+
+def die_crop(
+    image: np.ndarray,
+    centre: tuple[float, float],
+    side: float,
+    angle: float = 0.0,
+) -> np.ndarray:
+    """The die around ``centre``, ``CROP_EXTENT`` sides wide, as a CROP_PX square BGR crop.
+
+    ``angle`` (degrees) turns the crop about the centre (training turns faces every way).
+    """
+    scale = CROP_PX / (CROP_EXTENT * max(side, 1.0))
+    warp = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
+    warp[:, 2] += np.array([CROP_PX / 2.0 - centre[0], CROP_PX / 2.0 - centre[1]])
+    if scale < 0.7:  # shrinking a lot: smooth first, as an area average would
+        image = cv2.GaussianBlur(image, (0, 0), 0.45 / scale)
+    return cv2.warpAffine(
+        image, warp, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def crops_blob(crops: list[np.ndarray]) -> np.ndarray:
+    """The face reader's input (N, 3, CROP_PX, CROP_PX) for BGR crops."""
+    x = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
+    return np.ascontiguousarray(x)
+
+
+class FaceReader:
+    """The shipped face classifier: the face on top of a die crop, or none (class 0)."""
+
+    def __init__(self, path: Path = FACES_FILE) -> None:
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ValueError(f"{path} is not a readable ONNX model: {exc.msg.strip()}") from None
+        self._lock = threading.Lock()
+
+    def probabilities(
+        self, image: np.ndarray, dice: list[tuple[tuple[float, float], float]]
+    ) -> np.ndarray:
+        """Probabilities (N, CLASSES) of no face, 1, ..., 6 for dice given as (centre, side).
+
+        Each die is read in four quarter turns (a face's value does not change with them)
+        and the four answers are combined by their geometric mean.
+        """
+        if not dice:
+            return np.zeros((0, CLASSES), np.float64)
+        crops = []
+        for c, s in dice:
+            crop = die_crop(image, c, s)
+            crops += [np.ascontiguousarray(np.rot90(crop, k)) for k in range(TURNS)]
+        with self._lock:
+            self._net.setInput(crops_blob(crops))
+            logits = np.asarray(self._net.forward(), np.float64).reshape(-1, TURNS, CLASSES)
+        logp = logits - logits.max(axis=2, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(axis=2, keepdims=True))
+        mean = logp.mean(axis=1)
+        e = np.exp(mean - mean.max(axis=1, keepdims=True))
+        return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+@cache
+def load_face_reader(path: Path = FACES_FILE) -> FaceReader | None:
+    """The shipped face reader, or None when it is absent."""
+    if not path.is_file():
+        return None
+    return FaceReader(path)
+
+
+@cache
+def load_detector(path: Path = DETECTOR_FILE) -> Detector | None:
+    """The shipped detector, or None when it is absent (the reader then finds dice by colour)."""
+    if not path.is_file():
+        return None
+    return Detector(path)
+
+
+def detector_training_images() -> frozenset[str]:
+    """Names (folder/file) of the development photos the shipped models were trained on."""
+    names: set[str] = set()
+    for info_file in (DETECTOR_INFO, FACES_INFO):
+        if info_file.is_file():
+            info = json.loads(info_file.read_text(encoding="utf-8"))
+            names.update(info.get("trained_on_photos", []))
+    return frozenset(names)
