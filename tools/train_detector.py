@@ -272,17 +272,17 @@ def load_exported(net: Any, path: Path) -> None:
 
     model = onnx.load(str(path))
     weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    nodes = [n for n in model.graph.node if n.op_type == "Conv"]
-    convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
-    if len(nodes) != len(convs):
-        raise SystemExit(f"{path} has {len(nodes)} convolutions; this net has {len(convs)}")
+    nodes = [n for n in model.graph.node if n.op_type in ("Conv", "Gemm")]
+    layers = [m for m in net.modules() if isinstance(m, nn.Conv2d | nn.Linear)]
+    if len(nodes) != len(layers):
+        raise SystemExit(f"{path} has {len(nodes)} weighted layers; this net has {len(layers)}")
     with torch.no_grad():
-        for node, conv in zip(nodes, convs, strict=True):
+        for node, layer in zip(nodes, layers, strict=True):
             w, b = (torch.from_numpy(weights[name].copy()) for name in node.input[1:3])
-            if w.shape != conv.weight.shape:
+            if w.shape != layer.weight.shape:
                 raise SystemExit(f"{path}: layer {node.name} does not fit this net")
-            conv.weight.copy_(w)
-            conv.bias.copy_(b)
+            layer.weight.copy_(w)
+            layer.bias.copy_(b)
 
 
 def loss_of(out: torch.Tensor, t: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:

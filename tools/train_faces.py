@@ -116,20 +116,21 @@ def crop_batch(
     return crops_blob(crops)
 
 
-def build_net() -> Any:
-    """Three stages of two convolutions each, then one layer over the 4 x 4 map."""
+def build_net(batch_norm: bool = True) -> Any:
+    """Three stages of two convolutions each, then one layer over the 4 x 4 map.
+
+    Without ``batch_norm``: the shape of an exported model, for fine-tuning it.
+    """
     from torch import nn
 
+    def conv(c_in: int, c_out: int) -> list[Any]:
+        layer = nn.Conv2d(c_in, c_out, 3, padding=1, bias=not batch_norm)
+        if not batch_norm:
+            return [layer, nn.ReLU(inplace=True)]
+        return [layer, nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+
     def stage(c_in: int, c_out: int) -> list[Any]:
-        return [
-            nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
-            nn.BatchNorm2d(c_out),
-            nn.ReLU(inplace=True),
-            nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
-            nn.BatchNorm2d(c_out),
-            nn.ReLU(inplace=True),
-            nn.MaxPool2d(2),
-        ]
+        return [*conv(c_in, c_out), *conv(c_out, c_out), nn.MaxPool2d(2)]
 
     return nn.Sequential(
         *stage(3, 32),
@@ -149,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=FACES_FILE)
+    parser.add_argument("--init", type=Path, help="fine-tune this exported model")
+    parser.add_argument("--lr", type=float, default=2e-3, help="first learning rate")
     args = parser.parse_args(argv)
     try:
         import torch
@@ -175,13 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     n_photo, n_rendered = max(int(from_photo.sum()), 1), max(int((~from_photo).sum()), 1)
     weights = np.where(from_photo, 0.5 / n_photo, 0.5 / n_rendered)
     weights /= weights.sum()
-    net = build_net()
-    optimiser = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    net = build_net(batch_norm=args.init is None)
+    if args.init is not None:
+        train_detector.load_exported(net, args.init)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     start, budget, step, total = time.monotonic(), args.minutes * 60, 0, 0.0
     while (elapsed := time.monotonic() - start) < budget:
         for g in optimiser.param_groups:
-            g["lr"] = 2e-3 * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget)))
+            g["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget)))
         picks = rng.choice(len(classes), size=args.batch, p=weights)
         x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng))
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))

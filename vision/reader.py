@@ -267,6 +267,7 @@ def second_opinions(image: np.ndarray, found: list[Found], side: float) -> list[
 DETECTED = 0.3  # the detector's centre score from which a die is reported
 SURE_CENTRE = 0.6  # ... and from which its presence adds no doubt
 NO_FACE = 0.5  # the face reader's "no face" probability from which a die is doubted
+COCKED = 0.2  # either network's "cocked / no face" probability from which a die is tilted
 DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
 
 
@@ -292,7 +293,7 @@ def detected_die(
         conf += (1.0 - conf) * AGREE_GAIN * pips
     elif pips >= MIN_CONFIDENCE:
         conf *= 1.0 - pips
-    cocked = max(float(d.probs[0]), float(probs[0])) >= NO_FACE
+    cocked = max(float(d.probs[0]), float(probs[0])) >= COCKED
     absent = face is not None and float(face[0]) >= NO_FACE and d.score < SURE_CENTRE
     die = Die(value=value, center=d.centre, box=d.box, confidence=float(np.clip(conf, 0.0, 1.0)))
     return die, cocked, absent
