@@ -102,6 +102,16 @@ def test_hard_frames_never_ok_with_wrong_values() -> None:
             assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
 
 
+def test_cocked_die_without_calibration_is_seldom_ok() -> None:
+    # the learned models catch most cocked dice; the tower itself reads calibrated frames
+    caught = 0
+    for seed in range(12):
+        frame, _ = random_scene(seed, 6, style="tower", cocked=1)
+        reading = read_dice(frame, expected=6)
+        caught += not reading.ok
+    assert caught >= 10  # measured: 11 of 12
+
+
 def test_cocked_die_is_never_ok() -> None:
     for seed in range(6):
         frame, _ = random_scene(seed, 6, style="tower", cocked=1)
