@@ -121,10 +121,10 @@ def _apart(a: Detection, b: Detection) -> bool:
     return bool(gap >= 0.6 * max(a.side, b.side))
 
 
-class Detector:
-    """The shipped network behind OpenCV's dnn module; one forward pass at a time."""
+class _Network:
+    """An ONNX network behind OpenCV's dnn module; one forward pass at a time."""
 
-    def __init__(self, path: Path = DETECTOR_FILE) -> None:
+    def __init__(self, path: Path) -> None:
         try:
             self._net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as exc:
@@ -132,11 +132,18 @@ class Detector:
         self._lock = threading.Lock()
 
     def raw(self, blob: np.ndarray) -> np.ndarray:
-        """The network's output for an input blob from :func:`prepare`."""
+        """The network's output for an input blob."""
         with self._lock:
             self._net.setInput(blob)
             out = self._net.forward()
         return np.asarray(out, np.float32)
+
+
+class Detector(_Network):
+    """The shipped detector; :func:`prepare` makes its input."""
+
+    def __init__(self, path: Path = DETECTOR_FILE) -> None:
+        super().__init__(path)
 
     def detect(self, image: np.ndarray, threshold: float = 0.2) -> list[Detection]:
         """The dice in a checked BGR frame, surest first."""
@@ -170,15 +177,11 @@ def crops_blob(crops: list[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(x)
 
 
-class FaceReader:
+class FaceReader(_Network):
     """The shipped face classifier: the face on top of a die crop, or none (class 0)."""
 
     def __init__(self, path: Path = FACES_FILE) -> None:
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise ValueError(f"{path} is not a readable ONNX model: {exc.msg.strip()}") from None
-        self._lock = threading.Lock()
+        super().__init__(path)
 
     def probabilities(
         self, image: np.ndarray, dice: list[tuple[tuple[float, float], float]]
@@ -194,9 +197,7 @@ class FaceReader:
         for c, s in dice:
             crop = die_crop(image, c, s)
             crops += [np.ascontiguousarray(np.rot90(crop, k)) for k in range(TURNS)]
-        with self._lock:
-            self._net.setInput(crops_blob(crops))
-            logits = np.asarray(self._net.forward(), np.float64).reshape(-1, TURNS, CLASSES)
+        logits = self.raw(crops_blob(crops)).astype(np.float64).reshape(-1, TURNS, CLASSES)
         logp = logits - logits.max(axis=2, keepdims=True)
         logp -= np.log(np.exp(logp).sum(axis=2, keepdims=True))
         mean = logp.mean(axis=1)
