@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import zlib
 from pathlib import Path
 
 import cv2
@@ -23,16 +22,12 @@ import numpy as np
 from vision.bench import LabelledDie, load_folder, match, scene_calibration
 from vision.calibration import Calibration
 from vision.classify import MODEL_FILE, MODEL_INFO, PATCH, DiceClassifier, face_patch
+from vision.models import held_out
 from vision.reader import locate
 from vision.reading import Die
 from vision.render import random_scene
 
 FIRST_SEED = 500_000  # rendered training scenes; the bench uses seeds from 0
-
-
-def held_out(name: str) -> bool:
-    """A quarter of the photos, chosen by file name, never used for training."""
-    return zlib.crc32(name.encode()) % 4 == 0
 
 
 def samples_from(

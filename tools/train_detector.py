@@ -22,7 +22,6 @@ import json
 import math
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
 
 from vision.bench import load_folder, match
 from vision.detect import DETECTOR_FILE, OUTPUTS, STRIDE, decode, prepare
+from vision.models import held_out
 from vision.reading import Die
 from vision.render import DIE_COLORS, HARD, TOWER, RenderStyle, random_scene
 
@@ -51,11 +51,6 @@ FLOORS = (
     (70, 100, 140),  # dark wood
     (200, 180, 160),
 )
-
-
-def held_out(name: str) -> bool:
-    """A quarter of the photos, chosen by file name, never used for training."""
-    return zlib.crc32(name.encode()) % 4 == 0
 
 
 @dataclasses.dataclass

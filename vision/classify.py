@@ -7,7 +7,6 @@ agreement raises the confidence, disagreement lowers it (the tower shakes again)
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -15,10 +14,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.models import MODEL_DIR, photos_seen
 from vision.segment import to_lab
 
 PATCH = 24  # patch side in pixels
-MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_FILE = MODEL_DIR / "dice_mlp.npz"
 MODEL_INFO = MODEL_DIR / "dice_mlp.json"
 
@@ -91,7 +90,4 @@ def load_classifier(path: Path = MODEL_FILE) -> DiceClassifier | None:
 
 def training_images() -> frozenset[str]:
     """Names (folder/file) of the development photos the shipped model was trained on."""
-    if not MODEL_INFO.is_file():
-        return frozenset()
-    info = json.loads(MODEL_INFO.read_text(encoding="utf-8"))
-    return frozenset(info.get("trained_on_photos", []))
+    return photos_seen(MODEL_INFO)

@@ -11,7 +11,6 @@ colour alone fails on small dice, crowds and clutter.
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -20,11 +19,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.models import MODEL_DIR, photos_seen
+
 STRIDE = 8  # pixels per output cell
 CLASSES = 7  # 0: a cocked or hidden die (no top face to read); 1..6: the face on top
 OUTPUTS = 4 + CLASSES  # centre score, x and y offset in the cell, log die side, classes
 WORK_SIDE = 640  # frames are read with their long side at most this many pixels
-MODEL_DIR = Path(__file__).resolve().parent / "models"
 DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
 DETECTOR_INFO = MODEL_DIR / "dice_detector.json"
 FACES_FILE = MODEL_DIR / "dice_faces.onnx"
@@ -222,10 +222,5 @@ def load_detector(path: Path = DETECTOR_FILE) -> Detector | None:
 
 
 def detector_training_images() -> frozenset[str]:
-    """Names (folder/file) of the development photos the shipped models were trained on."""
-    names: set[str] = set()
-    for info_file in (DETECTOR_INFO, FACES_INFO):
-        if info_file.is_file():
-            info = json.loads(info_file.read_text(encoding="utf-8"))
-            names.update(info.get("trained_on_photos", []))
-    return frozenset(names)
+    """Names (folder/file) of the development photos the detector and face reader saw."""
+    return photos_seen(DETECTOR_INFO, FACES_INFO)

@@ -148,10 +148,9 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.synthetic < 0:
         raise UserError(f"--synthetic {args.synthetic}: use a number of frames >= 0")
     cv2.setNumThreads(1)
-    from vision.classify import training_images
-    from vision.detect import detector_training_images
+    from vision.models import photos_seen
 
-    skip = frozenset() if args.all_images else training_images() | detector_training_images()
+    skip = frozenset() if args.all_images else photos_seen()
     plans = [(Path(f).name, bench.held_out_items(f, skip), f) for f in args.folders]
     scores = []
     for name, items, folder in plans:

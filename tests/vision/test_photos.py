@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from vision.bench import Score, folder_samples, run
-from vision.classify import training_images
-from vision.detect import detector_training_images
+from vision.models import photos_seen
 
 SAMPLE_EVERY = 2  # every other held-out image: a fixed, spread-out sample
 
@@ -22,7 +21,7 @@ def _score(shared_dir: Path, folder: str) -> Score:
     root = shared_dir / "data" / "dice-photos" / folder
     if not (root / "labels.jsonl").is_file():
         pytest.skip(f"{root} is absent: the development photos are not beside the project")
-    skip = training_images() | detector_training_images()
+    skip = photos_seen()
     samples = [s for i, s in enumerate(folder_samples(root, skip)) if i % SAMPLE_EVERY == 0]
     return run(samples, folder, len(samples), show_progress=False)
 
