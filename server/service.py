@@ -62,7 +62,7 @@ class StateDocument:
             "phase": ctl.phase,
             "round": 0,
             "final_round": False,
-            "turn": self._empty_turn(),
+            "turn": empty_turn(),
             "reading": ctl.reading,
             "message": ctl.message,
             "announcement": ctl.announcement,
@@ -116,20 +116,6 @@ class StateDocument:
         if self._join_key != key:
             self._join_key, self._join_value = key, _join_open(game)
         return self._join_value
-
-    @staticmethod
-    def _empty_turn() -> dict[str, Any]:
-        return {
-            "total": 0,
-            "roll": None,
-            "dice_left": 6,
-            "set_aside": [],
-            "best": None,
-            "options": [],
-            "can_bank": False,
-            "zilch_chance": None,
-            "hint": "",
-        }
 
     def _turn(self, game: Any) -> dict[str, Any]:
         state = game.state
@@ -208,6 +194,21 @@ def _join_open(game: Any) -> bool:
     except ValueError:
         return False
     return True
+
+
+def empty_turn() -> dict[str, Any]:
+    """The ``turn`` part of the state document between turns."""
+    return {
+        "total": 0,
+        "roll": None,
+        "dice_left": 6,
+        "set_aside": [],
+        "best": None,
+        "options": [],
+        "can_bank": False,
+        "zilch_chance": None,
+        "hint": "",
+    }
 
 
 class TableService:

@@ -21,6 +21,7 @@ from flask import Flask, Response, jsonify, request
 
 from server import pages
 from server.config import load_config
+from server.service import empty_turn
 
 PLAYERS = [
     {"name": "Ann", "score": 3250, "streak": 0, "on_board": True, "zilches": 1, "bot": None},
@@ -94,17 +95,7 @@ def _idle() -> dict[str, Any]:
         announcement=None,
         reading=None,
     )
-    state["turn"] = {
-        "total": 0,
-        "roll": None,
-        "dice_left": 6,
-        "set_aside": [],
-        "best": None,
-        "options": [],
-        "can_bank": False,
-        "zilch_chance": None,
-        "hint": "",
-    }
+    state["turn"] = empty_turn()
     return state
 
 
