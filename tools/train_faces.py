@@ -28,7 +28,6 @@ import numpy as np
 from vision.bench import match
 from vision.detect import (
     CLASSES,
-    CROP_PX,
     FACES_FILE,
     crops_blob,
     die_crop,
@@ -101,6 +100,7 @@ def crop_batch(
     geometry: np.ndarray,
     picks: np.ndarray,
     rng: np.random.Generator,
+    px: int,
 ) -> np.ndarray:
     """Crops for the examples ``picks``, each moved, scaled and turned a little at random."""
     crops = []
@@ -109,15 +109,15 @@ def crop_batch(
         x += rng.normal(0, 0.05) * side
         y += rng.normal(0, 0.05) * side
         side *= math.exp(rng.normal(0, 0.08))
-        crop = die_crop(frames[index[p]], (x, y), side, float(rng.uniform(0, 360)))
+        crop = die_crop(frames[index[p]], (x, y), side, float(rng.uniform(0, 360)), px)
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
         crops.append(train_detector.recolour(np.ascontiguousarray(crop), rng))
     return crops_blob(crops)
 
 
-def build_net(batch_norm: bool = True) -> Any:
-    """Three stages of two convolutions each, then one layer over the 4 x 4 map.
+def build_net(px: int, widths: tuple[int, ...], batch_norm: bool = True) -> Any:
+    """Three stages of two convolutions each, then one layer over the (px/8)^2 map.
 
     Without ``batch_norm``: the shape of an exported model, for fine-tuning it.
     """
@@ -133,12 +133,12 @@ def build_net(batch_norm: bool = True) -> Any:
         return [*conv(c_in, c_out), *conv(c_out, c_out), nn.MaxPool2d(2)]
 
     return nn.Sequential(
-        *stage(3, 32),
-        *stage(32, 64),
-        *stage(64, 96),
+        *stage(3, widths[0]),
+        *stage(widths[0], widths[1]),
+        *stage(widths[1], widths[2]),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(96 * (CROP_PX // 8) ** 2, CLASSES),
+        nn.Linear(widths[2] * (px // 8) ** 2, CLASSES),
     )
 
 
@@ -148,11 +148,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rendered", type=int, default=2000, help="rendered frames")
     parser.add_argument("--minutes", type=float, default=30.0, help="training time")
     parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--crop", type=int, default=48, help="crop side in pixels (multiple of 8)")
+    parser.add_argument(
+        "--widths", default="24,48,96", help="channels of the three stages, comma-separated"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=FACES_FILE)
     parser.add_argument("--init", type=Path, help="fine-tune this exported model")
     parser.add_argument("--lr", type=float, default=2e-3, help="first learning rate")
     args = parser.parse_args(argv)
+    if args.crop % 8 or not 8 <= args.crop <= 256:
+        parser.error(f"--crop is {args.crop}; expected a multiple of 8 from 8 to 256")
+    try:
+        widths = tuple(int(w) for w in args.widths.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != 3 or min(widths) < 1:
+        parser.error(f"--widths is {args.widths!r}; expected three positive counts like 24,48,96")
     try:
         import torch
         from torch import nn
@@ -178,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     n_photo, n_rendered = max(int(from_photo.sum()), 1), max(int((~from_photo).sum()), 1)
     weights = np.where(from_photo, 0.5 / n_photo, 0.5 / n_rendered)
     weights /= weights.sum()
-    net = build_net(batch_norm=args.init is None)
+    net = build_net(args.crop, widths, batch_norm=args.init is None)
     if args.init is not None:
         train_detector.load_exported(net, args.init)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -188,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         for g in optimiser.param_groups:
             g["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget)))
         picks = rng.choice(len(classes), size=args.batch, p=weights)
-        x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng))
+        x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng, args.crop))
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
         optimiser.zero_grad()
         loss.backward()
@@ -201,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     net.eval()
     torch.onnx.export(
         net,
-        (torch.zeros(1, 3, CROP_PX, CROP_PX),),
+        (torch.zeros(1, 3, args.crop, args.crop),),
         str(args.out),
         input_names=["crops"],
         output_names=["logits"],
@@ -210,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         dynamo=False,
     )
     info = {
-        "model": f"die face reader, {CROP_PX} px crops, classes: no face, 1..6",
+        "model": f"die face reader, {args.crop} px crops, classes: no face, 1..6",
+        "crop_px": args.crop,
         "trained_by": "tools/train_faces.py",
         "arguments": {k: str(v) for k, v in vars(args).items()},
         "steps": step,

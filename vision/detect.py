@@ -11,6 +11,7 @@ colour alone fails on small dice, crowds and clutter.
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -29,7 +30,7 @@ DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
 DETECTOR_INFO = MODEL_DIR / "dice_detector.json"
 FACES_FILE = MODEL_DIR / "dice_faces.onnx"
 FACES_INFO = MODEL_DIR / "dice_faces.json"
-CROP_PX = 32  # side of the crop the face reader sees
+CROP_PX = 32  # side of the face reader's crop when its JSON does not give one
 CROP_EXTENT = 1.3  # the crop's side over the die's
 TURNS = 4  # quarter turns of each crop the face reader reads
 
@@ -156,32 +157,37 @@ def die_crop(
     centre: tuple[float, float],
     side: float,
     angle: float = 0.0,
+    px: int = CROP_PX,
 ) -> np.ndarray:
-    """The die around ``centre``, ``CROP_EXTENT`` sides wide, as a CROP_PX square BGR crop.
+    """The die around ``centre``, ``CROP_EXTENT`` sides wide, as a ``px`` square BGR crop.
 
     ``angle`` (degrees) turns the crop about the centre (training turns faces every way).
     """
-    scale = CROP_PX / (CROP_EXTENT * max(side, 1.0))
+    scale = px / (CROP_EXTENT * max(side, 1.0))
     warp = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
-    warp[:, 2] += np.array([CROP_PX / 2.0 - centre[0], CROP_PX / 2.0 - centre[1]])
+    warp[:, 2] += np.array([px / 2.0 - centre[0], px / 2.0 - centre[1]])
     if scale < 0.7:  # shrinking a lot: smooth first, as an area average would
         image = cv2.GaussianBlur(image, (0, 0), 0.45 / scale)
     return cv2.warpAffine(
-        image, warp, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image, warp, (px, px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
 
 
 def crops_blob(crops: list[np.ndarray]) -> np.ndarray:
-    """The face reader's input (N, 3, CROP_PX, CROP_PX) for BGR crops."""
+    """The face reader's input (N, 3, side, side) for square BGR crops."""
     x = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
     return np.ascontiguousarray(x)
 
 
 class FaceReader(_Network):
-    """The shipped face classifier: the face on top of a die crop, or none (class 0)."""
+    """The shipped face classifier: the face on top of a die crop, or none (class 0).
+
+    The side of the crops it reads is ``crop_px`` in the JSON file beside the model.
+    """
 
     def __init__(self, path: Path = FACES_FILE) -> None:
         super().__init__(path)
+        self.crop_px = _crop_px(path.with_suffix(".json"))
 
     def probabilities(
         self, image: np.ndarray, dice: list[tuple[tuple[float, float], float]]
@@ -195,7 +201,7 @@ class FaceReader(_Network):
             return np.zeros((0, CLASSES), np.float64)
         crops = []
         for c, s in dice:
-            crop = die_crop(image, c, s)
+            crop = die_crop(image, c, s, px=self.crop_px)
             crops += [np.ascontiguousarray(np.rot90(crop, k)) for k in range(TURNS)]
         logits = self.raw(crops_blob(crops)).astype(np.float64).reshape(-1, TURNS, CLASSES)
         logp = logits - logits.max(axis=2, keepdims=True)
@@ -203,6 +209,19 @@ class FaceReader(_Network):
         mean = logp.mean(axis=1)
         e = np.exp(mean - mean.max(axis=1, keepdims=True))
         return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def _crop_px(info: Path) -> int:
+    """The crop side a face reader was trained on, from its JSON (CROP_PX when not given)."""
+    if not info.is_file():
+        return CROP_PX
+    try:
+        px = json.loads(info.read_text(encoding="utf-8")).get("crop_px", CROP_PX)
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{info} is not a face reader's JSON description: {exc}") from None
+    if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 256 or px % 8:
+        raise ValueError(f"{info}: crop_px is {px!r}; expected a multiple of 8 from 8 to 256")
+    return px
 
 
 @cache

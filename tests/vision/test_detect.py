@@ -171,10 +171,10 @@ def test_die_crop_is_centred_on_the_die_whatever_the_angle() -> None:
     frame, truth = random_scene(2, 6, style="tower", cocked=0)
     die = truth["dice"][0]
     floor = np.median(frame.reshape(-1, 3), axis=0)
-    for angle in (0.0, 37.0, 90.0):
-        crop = die_crop(frame, tuple(die["center"]), truth["die_px"], angle)
-        assert crop.shape == (CROP_PX, CROP_PX, 3) and crop.dtype == np.uint8
-        middle = crop[CROP_PX // 2 - 8 : CROP_PX // 2 + 8, CROP_PX // 2 - 8 : CROP_PX // 2 + 8]
+    for angle, px in ((0.0, CROP_PX), (37.0, 48), (90.0, 24)):
+        crop = die_crop(frame, tuple(die["center"]), truth["die_px"], angle, px)
+        assert crop.shape == (px, px, 3) and crop.dtype == np.uint8
+        middle = crop[px // 2 - 6 : px // 2 + 6, px // 2 - 6 : px // 2 + 6]
         corner = crop[:3, :3]
         assert np.abs(middle.astype(float) - floor).mean() > 40  # the die's body
         assert np.abs(corner.astype(float) - floor).mean() < 40  # the floor beyond it
@@ -186,6 +186,34 @@ def test_a_corrupt_face_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a readable ONNX model"):
         FaceReader(bad)
     assert load_face_reader(tmp_path / "absent.onnx") is None
+
+
+@pytest.mark.parametrize(
+    ("description", "complaint"),
+    [
+        ('{"crop_px": 30}', "crop_px is 30; expected a multiple of 8"),
+        ('{"crop_px": "48"}', "crop_px is '48'"),
+        ('{"crop_px": 4096}', "crop_px is 4096"),
+        ("[48]", "not a face reader's JSON description"),
+        ("{crop", "not a face reader's JSON description"),
+    ],
+)
+def test_a_bad_face_model_description_is_a_clear_error(
+    tmp_path: Path, description: str, complaint: str
+) -> None:
+    model = tmp_path / "faces.onnx"
+    model.write_bytes(FACES_FILE.read_bytes())
+    model.with_suffix(".json").write_text(description, encoding="utf-8")
+    with pytest.raises(ValueError, match=complaint):
+        FaceReader(model)
+
+
+def test_the_face_reader_reads_crops_of_the_side_its_description_gives(tmp_path: Path) -> None:
+    shipped = FaceReader(FACES_FILE)
+    assert shipped.crop_px % 8 == 0
+    model = tmp_path / "faces.onnx"
+    model.write_bytes(FACES_FILE.read_bytes())
+    assert FaceReader(model).crop_px == CROP_PX  # no description: the default side
 
 
 def test_shipped_face_reader_reads_rendered_dice_and_sees_no_face_on_the_floor() -> None:
