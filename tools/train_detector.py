@@ -116,6 +116,9 @@ def rendered_style(rng: np.random.Generator) -> RenderStyle:
         jpeg_quality=int(rng.choice([0, 50, 70, 90])),
         touching=float(rng.uniform(0.1, 0.6)),
         cocked=float(rng.choice([0.0, 0.05, 0.15])),
+        marbled=float(rng.uniform(0.0, 0.3)),
+        translucent=float(rng.uniform(0.0, 0.2)),
+        glints=float(rng.uniform(0.0, 0.4)),
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -124,6 +124,9 @@ class RenderStyle:
     flicker: float = 0.005  # per-frame lighting change
     touching: float = 0.15  # random scenes: chance a die is placed touching another
     cocked: float = 0.0  # random scenes: chance a die is cocked
+    marbled: float = 0.0  # chance a die's body is swirled with veins of a second colour
+    translucent: float = 0.0  # chance a die's body lets the floor show through
+    glints: float = 0.0  # chance of a specular streak on a die's top face
 
     def __post_init__(self) -> None:
         floors = tuple(_check_color(c) for c in self.floor_colors)
@@ -156,6 +159,9 @@ class RenderStyle:
             "flicker": 0.2,
             "touching": 1.0,
             "cocked": 1.0,
+            "marbled": 1.0,
+            "translucent": 1.0,
+            "glints": 1.0,
         }
         for key, top in limits.items():
             value = getattr(self, key)
@@ -453,6 +459,10 @@ class _DieLook:
     brightness: float
     tilt: float  # degrees, used only when the die is cocked
     side_pick: int
+    finish: str = "solid"  # "solid", "marbled" or "translucent"
+    vein: Color | None = None  # a marbled die's second colour
+    glint: bool = False  # a specular streak on the top face
+    pattern: int = 0  # seed of the die's veins and glint
 
 
 @dataclass(frozen=True)
@@ -477,18 +487,49 @@ def _looks(style: RenderStyle, rng: np.random.Generator) -> tuple[_DieLook, ...]
     sizes = 1.0 + np.clip(rng.normal(0, 1, n), -2.5, 2.5) * style.size_jitter
     brightness = 1.0 + np.clip(rng.normal(0, 1, n), -2.5, 2.5) * style.color_jitter
     tilts, sides = rng.uniform(18, 38, n), rng.integers(0, 4, n)
+    finishes = style.marbled > 0 or style.translucent > 0 or style.glints > 0
+    if finishes:  # drawn only then, so that older styles keep their exact frames
+        kinds, veins = rng.random(n), rng.integers(0, len(DIE_COLORS), n)
+        glints, patterns = rng.random(n) < style.glints, rng.integers(0, 2**31, n)
     looks = []
     for i in range(n):
         k = i if style.mixed_colors else 0
         color = style.die_colors[int(colors[k])]
         pips = pip_colors_for(color)
         pip = pips[int(picks[k]) % len(pips)]
-        looks.append(
-            _DieLook(
-                color, pip, float(sizes[i]), float(brightness[i]), float(tilts[i]), int(sides[i])
-            )
+        look = _DieLook(
+            color, pip, float(sizes[i]), float(brightness[i]), float(tilts[i]), int(sides[i])
         )
+        if finishes:
+            kind = float(kinds[k])
+            finish = (
+                "marbled"
+                if kind < style.marbled
+                else "translucent"
+                if kind < style.marbled + style.translucent
+                else "solid"
+            )
+            vein = _vein_color(color, pip, int(veins[k])) if finish == "marbled" else None
+            look = replace(
+                look, finish=finish, vein=vein, glint=bool(glints[i]), pattern=int(patterns[i])
+            )
+        looks.append(look)
     return tuple(looks)
+
+
+def _vein_color(body: str, pip: str, pick: int) -> Color:
+    """A second colour for a marbled die's veins, on the same side of the pips as its body."""
+    pip_grey, body_grey = _grey(PIP_COLORS[pip]), _grey(DIE_COLORS[body])
+    fits = [
+        c
+        for name, c in DIE_COLORS.items()
+        if name != body
+        and (_grey(c) - pip_grey) * (body_grey - pip_grey) > 0
+        and abs(_grey(c) - pip_grey) >= 0.6 * MIN_PIP_CONTRAST
+    ]
+    if fits:
+        return fits[pick % len(fits)]
+    return _shade(DIE_COLORS[body], 1.4 if body_grey > pip_grey else 0.6)
 
 
 def _lighting(
@@ -593,6 +634,7 @@ class _DiePlan:
     silhouette: NDArray[np.float64]  # frame pixels, all visible faces
     centre: tuple[float, float]  # frame pixels, centre of the top face
     corners: NDArray[np.float64]  # frame pixels, the top face's four corners
+    look: _DieLook | None = None  # its finish and glint (None: solid, no glint)
 
 
 def _plan_die(
@@ -637,15 +679,108 @@ def _plan_die(
         silhouette=np.vstack(silhouette),
         centre=(float(top[0, 0]), float(top[0, 1])),
         corners=top[1:],
+        look=look,
     )
 
 
 def _paint_die(image: Frame, plan: _DiePlan) -> None:
-    """Draw a planned die: darker rounded edge, face, then pips, each shaded per face."""
-    for outer, inset, pips, gain in plan.faces:
-        cv2.fillPoly(image, [outer], _shade(plan.body, gain * 0.78), cv2.LINE_AA, _SHIFT)
-        cv2.fillPoly(image, [inset], _shade(plan.body, gain), cv2.LINE_AA, _SHIFT)
-        cv2.fillPoly(image, pips, _shade(plan.pip, gain), cv2.LINE_AA, _SHIFT)
+    """Draw a planned die: darker rounded edge, face, then pips, each shaded per face.
+
+    Marbled and translucent dice and glints are drawn face by face in a patch around the
+    face, then laid on the frame through the face's mask.
+    """
+    look = plan.look
+    if look is None or (look.finish == "solid" and not look.glint):
+        for outer, inset, pips, gain in plan.faces:
+            cv2.fillPoly(image, [outer], _shade(plan.body, gain * 0.78), cv2.LINE_AA, _SHIFT)
+            cv2.fillPoly(image, [inset], _shade(plan.body, gain), cv2.LINE_AA, _SHIFT)
+            cv2.fillPoly(image, pips, _shade(plan.pip, gain), cv2.LINE_AA, _SHIFT)
+        return
+    rng = np.random.default_rng(look.pattern)
+    top = max(range(len(plan.faces)), key=lambda k: plan.faces[k][3])
+    for k, (outer, inset, pips, gain) in enumerate(plan.faces):
+        _paint_face(image, plan, look, outer, inset, pips, gain, k == top, rng)
+
+
+def _paint_face(
+    image: Frame,
+    plan: _DiePlan,
+    look: _DieLook,
+    outer: NDArray[np.int32],
+    inset: NDArray[np.int32],
+    pips: list[NDArray[np.int32]],
+    gain: float,
+    top: bool,
+    rng: np.random.Generator,
+) -> None:
+    """One face of a marbled, translucent or glinting die (see :func:`_paint_die`)."""
+    h, w = image.shape[:2]
+    x0, y0 = np.maximum((outer.min(axis=0) >> _SHIFT) - 1, 0)
+    x1, y1 = np.minimum((outer.max(axis=0) >> _SHIFT) + 2, (w, h))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return
+    shift = np.array([x0, y0], np.int32) << _SHIFT
+    outer, inset, pips = outer - shift, inset - shift, [p - shift for p in pips]
+    under = image[y0:y1, x0:x1].astype(np.float32)
+    patch = np.zeros_like(under)
+    cv2.fillPoly(patch, [outer], _shade(plan.body, gain * 0.78), cv2.LINE_AA, _SHIFT)
+    cv2.fillPoly(patch, [inset], _shade(plan.body, gain), cv2.LINE_AA, _SHIFT)
+    face = np.zeros(under.shape[:2], np.float32)
+    cv2.fillPoly(face, [inset], 1.0, cv2.LINE_AA, _SHIFT)
+    side = max(3.0, math.sqrt(float(face.sum())))
+    if look.finish == "marbled" and look.vein is not None:
+        veins = _veins(face.shape, side, rng) * face
+        vein = np.array(_shade(look.vein, gain), np.float32)
+        patch += veins[..., None] * (vein - patch)
+    if look.finish == "translucent":  # the floor shows through the body, not the pips
+        alpha = float(rng.uniform(0.55, 0.8))
+        patch = alpha * patch + (1 - alpha) * under * 0.8
+    pip_mask = np.zeros(under.shape[:2], np.float32)
+    cv2.fillPoly(pip_mask, pips, 1.0, cv2.LINE_AA, _SHIFT)
+    pip = np.array(_shade(plan.pip, gain), np.float32)
+    patch += pip_mask[..., None] * (pip - patch)
+    if top and look.glint:
+        patch += _glint(face.shape, side, rng)[..., None] * face[..., None] * (255 - patch)
+    body = np.zeros(under.shape[:2], np.float32)
+    cv2.fillPoly(body, [outer], 1.0, cv2.LINE_AA, _SHIFT)
+    out = under + body[..., None] * (patch - under)
+    image[y0:y1, x0:x1] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _veins(shape: tuple[int, ...], side: float, rng: np.random.Generator) -> NDArray[np.float32]:
+    """Strength 0..1 of swirling veins over a patch: bands bent by smooth noise."""
+    h, w = shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(side)
+    cells = int(rng.integers(2, 5))
+    warp = cv2.resize(
+        rng.normal(0, 1, (cells, cells)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+    )
+    theta = float(rng.uniform(0, math.pi))
+    bands = float(rng.uniform(1.5, 4.0))  # vein spacing: this many per side
+    phase = (xs * math.cos(theta) + ys * math.sin(theta)) * bands + 0.8 * warp
+    width = float(rng.uniform(0.2, 0.9))
+    strength = float(rng.uniform(0.45, 0.9))
+    return np.asarray(np.exp(-(np.sin(math.pi * phase) ** 2) / width**2) * strength, np.float32)
+
+
+def _glint(shape: tuple[int, ...], side: float, rng: np.random.Generator) -> NDArray[np.float32]:
+    """Strength 0..1 of a soft specular streak or spot somewhere on a face."""
+    h, w = shape[:2]
+    mask = np.zeros((h, w), np.float32)
+    centre = (
+        w / 2 + float(rng.uniform(-0.3, 0.3)) * side,
+        h / 2 + float(rng.uniform(-0.3, 0.3)) * side,
+    )
+    long = float(rng.uniform(0.06, 0.4)) * side
+    short = float(rng.uniform(0.03, 0.09)) * side
+    cv2.ellipse(
+        mask,
+        ((centre[0], centre[1]), (long, short), float(rng.uniform(0, 180))),
+        float(rng.uniform(0.5, 0.95)),
+        -1,
+        cv2.LINE_AA,
+    )
+    return np.asarray(cv2.GaussianBlur(mask, (0, 0), max(0.4, 0.02 * side)), np.float32)
 
 
 def _shadows(image: Frame, plans: Sequence[_DiePlan], style: RenderStyle, scale: float) -> Frame:

@@ -417,6 +417,72 @@ def test_color_jitter_varies_body_brightness() -> None:
     assert len(bodies(clean(color_jitter=0.2))) > 2
 
 
+def face_pixels(frame: np.ndarray, die: dict[str, Any], shrink: float = 0.8) -> np.ndarray:
+    """BGR pixels of a die's top face, kept off its rounded edge."""
+    corners = np.array(die["corners"])
+    centre = corners.mean(axis=0)
+    inner = (centre + (corners - centre) * shrink).round().astype(np.int32)
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, inner, 255)
+    return np.asarray(frame[mask > 0], np.float64)
+
+
+def body_spread(frame: np.ndarray, die: dict[str, Any]) -> float:
+    """How much a face's body varies: a robust spread that the pips (under a third) leave out."""
+    pixels = face_pixels(frame, die)
+    away = np.linalg.norm(pixels - np.median(pixels, axis=0), axis=1)
+    return float(np.percentile(away, 60))
+
+
+def test_marbled_dice_have_veins_and_countable_pips() -> None:
+    tray = grid_tray([1, 2, 3, 4, 5, 6], 20.0)
+    solid, truth = render_tray(tray, style=CLEAN, die_mm=24.0)
+    marbled, truth2 = render_tray(tray, style=clean(marbled=1.0), die_mm=24.0)
+    assert max(body_spread(solid, d) for d in truth["dice"]) < 2
+    assert sum(body_spread(marbled, d) > 4 for d in truth2["dice"]) >= 3  # some veins are faint
+    assert [count_pips(marbled, d) for d in truth2["dice"]] == [1, 2, 3, 4, 5, 6]
+
+
+def test_translucent_dice_let_the_floor_show_through() -> None:
+    tray = grid_tray([1, 1, 1], 0.0, color="red")
+
+    def body(style: RenderStyle, floor: tuple[int, int, int]) -> np.ndarray:
+        frame, truth = render_tray(
+            tray, style=dataclasses.replace(style, floor_colors=(floor,)), die_mm=24.0
+        )
+        return np.array([np.median(face_pixels(frame, d), axis=0) for d in truth["dice"]])
+
+    dark, light = (40, 40, 40), (220, 220, 220)
+    assert np.abs(body(CLEAN, dark) - body(CLEAN, light)).max() < 2
+    clear = clean(translucent=1.0)
+    assert np.abs(body(clear, dark) - body(clear, light)).mean() > 25
+
+
+def test_glints_light_up_part_of_a_dark_face() -> None:
+    tray = grid_tray([6, 6, 6, 6, 6, 6], 10.0, color="black", pip_color="red")
+    plain, truth = render_tray(tray, style=CLEAN, die_mm=24.0)
+    shiny, _ = render_tray(tray, style=clean(glints=1.0), die_mm=24.0)
+
+    def brightest(frame: np.ndarray) -> list[float]:
+        g = (face_pixels(frame, d) @ np.array([0.114, 0.587, 0.299]) for d in truth["dice"])
+        return [float(v.max()) for v in g]
+
+    assert max(brightest(plain)) < 90
+    assert sum(v > 120 for v in brightest(shiny)) >= 4  # a streak may fall off the face's middle
+
+
+def test_finishes_are_fixed_by_the_seed_and_leave_other_styles_alone() -> None:
+    style = dataclasses.replace(HARD, marbled=0.5, translucent=0.3, glints=0.5)
+    a, truth_a = random_scene(5, 6, style=style)
+    b, truth_b = random_scene(5, 6, style=style)
+    assert np.array_equal(a, b) and truth_a == truth_b
+    plain, _ = random_scene(5, 6, style=HARD)
+    assert not np.array_equal(a, plain)
+    for knob in ("marbled", "translucent", "glints"):
+        with pytest.raises(RenderError, match=f"{knob}=1.5 is out of range"):
+            RenderStyle(**{knob: 1.5})
+
+
 # --- bad input --------------------------------------------------------------------------------
 
 GOOD = {"value": 3, "x": 50.0, "y": 50.0, "angle": 0.0, "cocked": False}
