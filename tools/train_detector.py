@@ -95,11 +95,15 @@ def photo_items(root: Path) -> tuple[list[Item], list[str]]:
     return items, used
 
 
-def rendered_style(rng: np.random.Generator) -> RenderStyle:
-    """A random style between the tower's and beyond the hard one's."""
+def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderStyle:
+    """A random style between the tower's and beyond the hard one's.
+
+    ``finishes`` adds marbled and translucent dice and glints (the shipped models were
+    trained without them).
+    """
     base = HARD if rng.random() < 0.5 else TOWER
     colors = tuple(DIE_COLORS)
-    return dataclasses.replace(
+    style = dataclasses.replace(
         base,
         name="training",
         floor_colors=(FLOORS[int(rng.integers(len(FLOORS)))],),
@@ -116,19 +120,24 @@ def rendered_style(rng: np.random.Generator) -> RenderStyle:
         jpeg_quality=int(rng.choice([0, 50, 70, 90])),
         touching=float(rng.uniform(0.1, 0.6)),
         cocked=float(rng.choice([0.0, 0.05, 0.15])),
+    )
+    if not finishes:
+        return style
+    return dataclasses.replace(
+        style,
         marbled=float(rng.uniform(0.0, 0.3)),
         translucent=float(rng.uniform(0.0, 0.2)),
         glints=float(rng.uniform(0.0, 0.4)),
     )
 
 
-def rendered_items(n: int) -> list[Item]:
+def rendered_items(n: int, finishes: bool = False) -> list[Item]:
     """``n`` rendered frames with random styles, die sizes and numbers of dice."""
     items = []
     for k in range(n):
         seed = FIRST_SEED + k
         rng = np.random.default_rng(seed)
-        style = rendered_style(rng)
+        style = rendered_style(rng, finishes)
         die_mm = float(rng.uniform(9.0, 26.0))
         n_dice = int(rng.integers(0, 13))
         try:
@@ -404,6 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, help="fine-tune this exported model")
     parser.add_argument("--lr", type=float, default=2e-3, help="first learning rate")
     parser.add_argument(
+        "--finishes", action="store_true", help="also render marbled, translucent, glinting dice"
+    )
+    parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
     )
     args = parser.parse_args(argv)
@@ -419,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     nell = [i for i in photos if i.image.shape[0] == i.image.shape[1]]
     others = [i for i in photos if i.image.shape[0] != i.image.shape[1]]
     print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)
-    rendered = rendered_items(args.rendered)
+    rendered = rendered_items(args.rendered, args.finishes)
     pools = [p for p in (rendered, nell, others) if p]
     share = args.photo_share
     weights = [1.0 - share, share * 0.58, share * 0.42][: len(pools)]

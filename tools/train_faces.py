@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=FACES_FILE)
     parser.add_argument("--init", type=Path, help="fine-tune this exported model")
     parser.add_argument("--lr", type=float, default=2e-3, help="first learning rate")
+    parser.add_argument(
+        "--finishes", action="store_true", help="also render marbled, translucent, glinting dice"
+    )
     args = parser.parse_args(argv)
     if args.crop % 8 or not 8 <= args.crop <= 256:
         parser.error(f"--crop is {args.crop}; expected a multiple of 8 from 8 to 256")
@@ -177,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     photos, used = train_detector.photo_items(args.photos)
     train_detector.FIRST_SEED = FIRST_SEED  # other scenes than the detector's
-    rendered = train_detector.rendered_items(args.rendered)
+    rendered = train_detector.rendered_items(args.rendered, args.finishes)
     print(f"{len(used)} photos, {len(rendered)} rendered frames", file=sys.stderr)
     frames, index, geometry, classes = examples(photos + rendered, detector)
     from_photo = index < len(photos)

@@ -127,10 +127,13 @@ def test_shipped_detector_finds_rendered_dice() -> None:
 
 
 def test_reader_without_calibration_uses_the_detector() -> None:
-    frame, truth = random_scene(3, 6, style="tower", cocked=0)
-    reading = read_dice(frame, expected=6)
-    assert sorted(reading.values) == sorted(d["value"] for d in truth["dice"])
-    assert reading.ok, reading.reason
+    ok = 0
+    for seed in range(6):
+        frame, truth = random_scene(seed, 6, style="tower", cocked=0)
+        reading = read_dice(frame, expected=6)
+        assert sorted(reading.values) == sorted(d["value"] for d in truth["dice"])
+        ok += reading.ok  # an unsure die may ask for another shake, but rarely
+    assert ok >= 5
 
 
 def test_detector_knows_its_training_photos() -> None:
@@ -154,6 +157,15 @@ def test_training_crops_keep_their_labels_on_the_dice() -> None:
                 patch = crop[int(y) - r : int(y) + r + 1, int(x) - r : int(x) + r + 1]
                 floor = np.median(crop.reshape(-1, 3), axis=0)
                 assert np.abs(patch.astype(float) - floor).max() > 25
+
+
+def test_training_styles_add_finishes_only_when_asked() -> None:
+    plain = [train_detector.rendered_style(np.random.default_rng(k)) for k in range(20)]
+    assert all(s.marbled == s.translucent == s.glints == 0 for s in plain)
+    fancy = [train_detector.rendered_style(np.random.default_rng(k), True) for k in range(20)]
+    assert all(s.marbled > 0 and s.translucent > 0 and s.glints > 0 for s in fancy)
+    # the other knobs are drawn first and the same either way
+    assert [s.noise for s in plain] == [s.noise for s in fancy]
 
 
 def test_training_targets_mark_each_centre() -> None:
