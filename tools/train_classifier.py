@@ -19,10 +19,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.bench import LabelledDie, load_folder, match, scene_calibration
+from vision.bench import LabelledDie, labelled_folders, match, photo_split, scene_calibration
 from vision.calibration import Calibration
 from vision.classify import MODEL_FILE, MODEL_INFO, PATCH, DiceClassifier, face_patch
-from vision.models import held_out
 from vision.reader import locate
 from vision.reading import Die
 from vision.render import random_scene
@@ -69,14 +68,8 @@ def photos(root: Path) -> tuple[list[np.ndarray], list[int], list[str]]:
     patches: list[np.ndarray] = []
     values: list[int] = []
     used: list[str] = []
-    for folder in sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file()):
-        for path, labels in load_folder(folder):
-            name = f"{folder.name}/{path.name}"
-            if held_out(name):
-                continue
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if frame is None:
-                continue
+    for folder in labelled_folders(root):
+        for name, frame, labels in photo_split(folder):
             p, v = samples_from(frame, None, list(labels))
             patches += p
             values += v
@@ -140,12 +133,9 @@ def train(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int) -> 
 def evaluate_photos(model: DiceClassifier, root: Path) -> dict[str, float]:
     """The classifier's own accuracy on the held-out photos' matched candidates."""
     result = {}
-    for folder in sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file()):
+    for folder in labelled_folders(root):
         right = total = 0
-        for path, labels in load_folder(folder):
-            if not held_out(f"{folder.name}/{path.name}"):
-                continue
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        for _, frame, labels in photo_split(folder, held=True):
             p, v = samples_from(frame, None, list(labels))
             if p:
                 guess = model.probabilities(np.stack(p)).argmax(axis=1) + 1

@@ -31,9 +31,8 @@ import numpy as np
 if TYPE_CHECKING:
     import torch
 
-from vision.bench import load_folder, match
+from vision.bench import labelled_folders, match, photo_split
 from vision.detect import DETECTOR_FILE, OUTPUTS, STRIDE, decode, prepare
-from vision.models import held_out
 from vision.reading import Die
 from vision.render import DIE_COLORS, HARD, TOWER, RenderStyle, random_scene
 
@@ -66,17 +65,11 @@ def photo_items(root: Path) -> tuple[list[Item], list[str]]:
     """The training split of every labelled folder under ``root``."""
     items: list[Item] = []
     used: list[str] = []
-    for folder in sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file()):
+    for folder in labelled_folders(root):
         whole_die = folder.name != "matteop65"  # its boxes cover the pips, not the die
         folder_items: list[tuple[np.ndarray, np.ndarray]] = []
         pip_boxes: list[float] = []
-        for path, labels in load_folder(folder):
-            name = f"{folder.name}/{path.name}"
-            if held_out(name):
-                continue
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None:
-                continue
+        for name, image, labels in photo_split(folder):
             rows = np.array(
                 [
                     (d.center[0], d.center[1], d.size if whole_die else math.nan, d.value)
@@ -350,12 +343,9 @@ def evaluate(net: Any, root: Path) -> str:
 
     net.eval()
     parts = []
-    for folder in sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file()):
+    for folder in labelled_folders(root):
         labelled = right = found = false = 0
-        for path, labels in load_folder(folder):
-            if not held_out(f"{folder.name}/{path.name}"):
-                continue
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        for _, image, labels in photo_split(folder, held=True):
             blob, scale = prepare(image)
             with torch.no_grad():
                 out = net(torch.from_numpy(blob)).numpy()

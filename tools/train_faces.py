@@ -15,7 +15,6 @@ are its examples of "no face". Like the detector it needs PyTorch and ``onnx`` t
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -24,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import train_detector  # the sibling script: a script's own folder is on sys.path
 
-from vision.bench import match
+from vision.bench import LabelledDie, match
 from vision.detect import (
     CLASSES,
     FACES_FILE,
@@ -34,14 +34,6 @@ from vision.detect import (
     load_detector,
 )
 from vision.reading import Die
-
-_spec = importlib.util.spec_from_file_location(
-    "train_detector", Path(__file__).resolve().parent / "train_detector.py"
-)
-assert _spec is not None and _spec.loader is not None
-train_detector = importlib.util.module_from_spec(_spec)
-sys.modules["train_detector"] = train_detector
-_spec.loader.exec_module(train_detector)
 
 FIRST_SEED = 800_000
 
@@ -60,36 +52,32 @@ def examples(
     classes: list[int] = []
     for k, item in enumerate(items):
         frames.append(item.image)
-        found = [d for d in detector.detect(item.image, 0.25)]
+        found = detector.detect(item.image, 0.25)
         dice = [Die(1, d.centre, d.box, d.score) for d in found]
-        labels = [
-            train_detector_label(row, item.side) for row in item.dice if not math.isnan(row[0])
-        ]
+        labels = [label_of(row, item.side) for row in item.dice]
         pairs = match(dice, labels)
         matched = {i for i, _ in pairs}
         seen = {j for _, j in pairs}
         for i, j in pairs:
             d = found[i]
             rows.append((k, d.centre[0], d.centre[1], d.side))
-            classes.append(int(item.dice[j, 3]))
+            classes.append(labels[j].value)
         for i, d in enumerate(found):
             if i not in matched:
                 rows.append((k, d.centre[0], d.centre[1], d.side))
                 classes.append(0)
-        for j, row in enumerate(item.dice):
+        for j, label in enumerate(labels):
             if j not in seen:
-                side = float(row[2]) if not math.isnan(row[2]) else item.side
-                rows.append((k, float(row[0]), float(row[1]), side))
-                classes.append(int(row[3]))
+                rows.append((k, label.center[0], label.center[1], label.size))
+                classes.append(label.value)
         if k % 500 == 0:
             print(f"  {k} of {len(items)} frames", file=sys.stderr, flush=True)
     table = np.array(rows, np.float32).reshape(-1, 4)
     return frames, table[:, 0].astype(int), table[:, 1:], np.array(classes, np.int64)
 
 
-def train_detector_label(row: np.ndarray, typical: float) -> Any:
-    from vision.bench import LabelledDie
-
+def label_of(row: np.ndarray, typical: float) -> LabelledDie:
+    """A training row (x, y, side or NaN, class) as a label, with ``typical`` for no side."""
     side = float(row[2]) if not math.isnan(row[2]) else typical
     return LabelledDie(int(row[3]), (float(row[0]), float(row[1])), side)
 

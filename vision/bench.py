@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, calibrate
+from vision.models import held_out
 from vision.reader import MIN_CONFIDENCE, read_dice
 from vision.reading import Die, Reading
 
@@ -128,6 +129,25 @@ def held_out_items(
     """The folder's labelled images except those named (``folder/file``) in ``skip``."""
     name = Path(folder).name
     return [(p, labels) for p, labels in load_folder(folder) if f"{name}/{p.name}" not in skip]
+
+
+def labelled_folders(root: str | Path) -> list[Path]:
+    """The folders under ``root`` that hold a ``labels.jsonl``, by name."""
+    return sorted(p for p in Path(root).iterdir() if (p / "labels.jsonl").is_file())
+
+
+def photo_split(
+    folder: str | Path, held: bool = False
+) -> Iterator[tuple[str, np.ndarray, tuple[LabelledDie, ...]]]:
+    """(``folder/file``, BGR image, labels) of the photos of a labelled folder that models
+    learn from, or with ``held`` the quarter they never see; unreadable files are left out."""
+    for path, labels in load_folder(folder):
+        name = f"{Path(folder).name}/{path.name}"
+        if held_out(name) != held:
+            continue
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is not None:
+            yield name, image, labels
 
 
 def folder_samples(folder: str | Path, skip: frozenset[str] = frozenset()) -> Iterator[Sample]:

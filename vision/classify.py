@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.models import MODEL_DIR, photos_seen
+from vision.models import MODEL_DIR
 from vision.segment import to_lab
 
 PATCH = 24  # patch side in pixels
@@ -86,8 +86,3 @@ def load_classifier(path: Path = MODEL_FILE) -> DiceClassifier | None:
     if arrays["w1"].shape[0] != PATCH * PATCH or arrays["w2"].shape[1] != 6:
         raise ValueError(f"{path} is not a dice model for {PATCH}x{PATCH} patches")
     return DiceClassifier(**arrays)
-
-
-def training_images() -> frozenset[str]:
-    """Names (folder/file) of the development photos the shipped model was trained on."""
-    return photos_seen(MODEL_INFO)

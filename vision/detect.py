@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.models import MODEL_DIR, photos_seen
+from vision.models import MODEL_DIR
 
 STRIDE = 8  # pixels per output cell
 CLASSES = 7  # 0: a cocked or hidden die (no top face to read); 1..6: the face on top
@@ -238,8 +238,3 @@ def load_detector(path: Path = DETECTOR_FILE) -> Detector | None:
     if not path.is_file():
         return None
     return Detector(path)
-
-
-def detector_training_images() -> frozenset[str]:
-    """Names (folder/file) of the development photos the detector and face reader saw."""
-    return photos_seen(DETECTOR_INFO, FACES_INFO)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -10,6 +13,17 @@ from vision.calibration import Calibration
 from vision.reading import Die
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "vision"
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+
+
+def load_tool(name: str) -> ModuleType:
+    """The training script ``tools/<name>.py`` as a module (the tools are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def nearest(dice: tuple[Die, ...], center: list[float], radius: float) -> Die | None:

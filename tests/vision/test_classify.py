@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.vision.conftest import load_tool
 from vision.bench import scene_calibration
 from vision.classify import (
     MODEL_FILE,
+    MODEL_INFO,
     PATCH,
     DiceClassifier,
     face_patch,
     load_classifier,
-    training_images,
 )
+from vision.models import held_out, photos_seen
 from vision.reader import MIN_CONFIDENCE, fuse, locate
 from vision.render import random_scene
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "train_classifier.py"
-_spec = importlib.util.spec_from_file_location("train_classifier", TOOL)
-assert _spec is not None and _spec.loader is not None
-train_classifier = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(train_classifier)
+train_classifier = load_tool("train_classifier")
 
 
 def test_patch_is_a_normalised_contrast_map() -> None:
@@ -66,9 +63,9 @@ def test_shipped_model_reads_rendered_dice() -> None:
 
 
 def test_training_photos_and_held_out_photos_are_apart() -> None:
-    trained = training_images()
+    trained = photos_seen(MODEL_INFO)
     assert trained, "the model lists the photos it was trained on"
-    assert not any(train_classifier.held_out(name) for name in trained)
+    assert not any(held_out(name) for name in trained)
 
 
 def test_fusion() -> None:

@@ -2,38 +2,34 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.vision.conftest import load_tool
 from vision.detect import (
     CLASSES,
     CROP_PX,
     DETECTOR_FILE,
+    DETECTOR_INFO,
     FACES_FILE,
+    FACES_INFO,
     OUTPUTS,
     STRIDE,
     Detector,
     FaceReader,
     decode,
-    detector_training_images,
     die_crop,
     load_detector,
     load_face_reader,
     prepare,
 )
+from vision.models import held_out, photos_seen
 from vision.reader import read_dice
 from vision.render import random_scene
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "train_detector.py"
-_spec = importlib.util.spec_from_file_location("train_detector", TOOL)
-assert _spec is not None and _spec.loader is not None
-train_detector = importlib.util.module_from_spec(_spec)
-sys.modules["train_detector"] = train_detector  # its dataclasses look their module up
-_spec.loader.exec_module(train_detector)
+train_detector = load_tool("train_detector")
 
 
 def _grid(rows: int, cols: int) -> np.ndarray:
@@ -137,9 +133,9 @@ def test_reader_without_calibration_uses_the_detector() -> None:
 
 
 def test_detector_knows_its_training_photos() -> None:
-    names = detector_training_images()
+    names = photos_seen(DETECTOR_INFO, FACES_INFO)
     assert names and all("/" in n for n in names)
-    assert not any(train_detector.held_out(n) for n in names)
+    assert not any(held_out(n) for n in names)
 
 
 def test_training_crops_keep_their_labels_on_the_dice() -> None:
