@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import train_detector  # the sibling script: a script's own folder is on sys.path
 
@@ -89,8 +90,12 @@ def crop_batch(
     picks: np.ndarray,
     rng: np.random.Generator,
     px: int,
+    hue: float = 0.0,
 ) -> np.ndarray:
-    """Crops for the examples ``picks``, each moved, scaled and turned a little at random."""
+    """Crops for the examples ``picks``, each moved, scaled and turned a little at random.
+
+    With chance ``hue`` a crop also takes another hue and saturation (see ``rehue``).
+    """
     crops = []
     for p in picks:
         x, y, side = geometry[p]
@@ -100,8 +105,24 @@ def crop_batch(
         crop = die_crop(frames[index[p]], (x, y), side, float(rng.uniform(0, 360)), px)
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
+        if hue and rng.random() < hue:
+            crop = rehue(crop, rng)
         crops.append(train_detector.recolour(np.ascontiguousarray(crop), rng))
     return crops_blob(crops)
+
+
+def rehue(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The crop with every hue turned by one random angle and its saturation scaled.
+
+    The photos show a few dozen dice; turning their hues gives the same bodies, pips, finishes
+    and lighting in colours no photo has (a teal marbled die from a green one, and so on).
+    """
+    hsv = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2HSV)
+    h = (hsv[:, :, 0].astype(np.int16) + int(rng.integers(0, 180))) % 180
+    s = hsv[:, :, 1].astype(np.float32) * rng.uniform(0.6, 1.4)
+    hsv[:, :, 0] = h.astype(np.uint8)
+    hsv[:, :, 1] = np.clip(s, 0, 255).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
 
 
 def build_net(px: int, widths: tuple[int, ...], batch_norm: bool = True) -> Any:
@@ -147,7 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--finishes", action="store_true", help="also render marbled, translucent, glinting dice"
     )
+    parser.add_argument(
+        "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
+    )
     args = parser.parse_args(argv)
+    if not 0.0 <= args.hue <= 1.0:
+        parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
     if args.crop % 8 or not 8 <= args.crop <= 256:
         parser.error(f"--crop is {args.crop}; expected a multiple of 8 from 8 to 256")
     try:
@@ -191,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         for g in optimiser.param_groups:
             g["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget)))
         picks = rng.choice(len(classes), size=args.batch, p=weights)
-        x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng, args.crop))
+        x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue))
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
         optimiser.zero_grad()
         loss.backward()

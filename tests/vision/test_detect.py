@@ -30,6 +30,7 @@ from vision.reader import read_dice
 from vision.render import random_scene
 
 train_detector = load_tool("train_detector")
+train_faces = load_tool("train_faces")  # after train_detector, which it imports
 
 
 def _grid(rows: int, cols: int) -> np.ndarray:
@@ -162,6 +163,33 @@ def test_training_styles_add_finishes_only_when_asked() -> None:
     assert all(s.marbled > 0 and s.translucent > 0 and s.glints > 0 for s in fancy)
     # the other knobs are drawn first and the same either way
     assert [s.noise for s in plain] == [s.noise for s in fancy]
+
+
+def test_face_training_turns_hues_and_keeps_greys() -> None:
+    crop = np.full((48, 48, 3), (40, 40, 200), np.uint8)  # a red die body (BGR)
+    crop[20:28, 20:28] = (250, 250, 250)  # a white pip
+    crop[:4] = (128, 128, 128)  # grey floor
+    hues = set()
+    for k in range(8):
+        out = train_faces.rehue(crop, np.random.default_rng(k))
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        # greys have no hue to turn; the body stays as bright as it was, in another colour
+        assert np.abs(out[:4].astype(int) - 128).max() <= 2
+        assert np.abs(out[24, 24].astype(int) - 250).max() <= 6
+        assert int(out[40, 40].max()) == pytest.approx(200, abs=3)
+        hues.add(int(np.argmax(out[40, 40])))
+    assert len(hues) > 1
+    again = train_faces.rehue(crop, np.random.default_rng(3))
+    assert np.array_equal(again, train_faces.rehue(crop, np.random.default_rng(3)))
+
+
+@pytest.mark.parametrize("hue", ["-0.1", "1.5"])
+def test_face_training_refuses_a_hue_chance_out_of_range(
+    hue: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        train_faces.main(["--photos", ".", "--hue", hue])
+    assert f"--hue is {float(hue)}; expected a chance from 0 to 1" in capsys.readouterr().err
 
 
 def test_training_targets_mark_each_centre() -> None:
