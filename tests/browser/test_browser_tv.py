@@ -168,6 +168,8 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
     wait_for_seq(page, use_example(example_table, "use/over"))
     assert page.text_content("#winner .winner-title") == "Dmitri wins!"
     assert page.is_hidden("#tray")
+    winner, side = page.locator("#winner").bounding_box(), page.locator(".side").bounding_box()
+    assert winner["x"] + winner["width"] <= side["x"], "the winner covers the log"
     assert page.evaluate("window.spoken")[-1] == "Dmitri wins with 10,350!"
     page.screenshot(path=str(artifacts / "tv-over.png"))
 
