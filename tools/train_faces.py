@@ -29,7 +29,9 @@ import train_detector  # the sibling script: a script's own folder is on sys.pat
 from vision.bench import LabelledDie, match
 from vision.detect import (
     CLASSES,
+    CROP_RULE,
     FACES_FILE,
+    crop_side_ok,
     crops_blob,
     die_crop,
     load_detector,
@@ -174,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0.0 <= args.hue <= 1.0:
         parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
-    if args.crop % 8 or not 8 <= args.crop <= 256:
-        parser.error(f"--crop is {args.crop}; expected a multiple of 8 from 8 to 256")
+    if not crop_side_ok(args.crop):
+        parser.error(f"--crop is {args.crop}; expected {CROP_RULE}")
     try:
         widths = tuple(int(w) for w in args.widths.split(","))
     except ValueError:

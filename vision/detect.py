@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeGuard
 
 import cv2
 import numpy as np
@@ -31,6 +32,7 @@ DETECTOR_INFO = MODEL_DIR / "dice_detector.json"
 FACES_FILE = MODEL_DIR / "dice_faces.onnx"
 FACES_INFO = MODEL_DIR / "dice_faces.json"
 CROP_PX = 32  # side of the face reader's crop when its JSON does not give one
+CROP_RULE = "a multiple of 8 from 8 to 256"  # what a crop side may be (three 2x poolings)
 CROP_EXTENT = 1.3  # the crop's side over the die's
 TURNS = 4  # quarter turns of each crop the face reader reads
 
@@ -219,9 +221,14 @@ def _crop_px(info: Path) -> int:
         px = json.loads(info.read_text(encoding="utf-8")).get("crop_px", CROP_PX)
     except (OSError, ValueError, AttributeError) as exc:
         raise ValueError(f"{info} is not a face reader's JSON description: {exc}") from None
-    if not isinstance(px, int) or isinstance(px, bool) or not 8 <= px <= 256 or px % 8:
-        raise ValueError(f"{info}: crop_px is {px!r}; expected a multiple of 8 from 8 to 256")
+    if not crop_side_ok(px):
+        raise ValueError(f"{info}: crop_px is {px!r}; expected {CROP_RULE}")
     return px
+
+
+def crop_side_ok(px: object) -> TypeGuard[int]:
+    """Whether ``px`` can be the side of a face reader's crops (``CROP_RULE``)."""
+    return isinstance(px, int) and not isinstance(px, bool) and 8 <= px <= 256 and px % 8 == 0
 
 
 @cache

@@ -183,13 +183,21 @@ def test_face_training_turns_hues_and_keeps_greys() -> None:
     assert np.array_equal(again, train_faces.rehue(crop, np.random.default_rng(3)))
 
 
-@pytest.mark.parametrize("hue", ["-0.1", "1.5"])
-def test_face_training_refuses_a_hue_chance_out_of_range(
-    hue: str, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("option", "value", "error"),
+    [
+        ("--hue", "-0.1", "--hue is -0.1; expected a chance from 0 to 1"),
+        ("--hue", "1.5", "--hue is 1.5; expected a chance from 0 to 1"),
+        ("--crop", "30", "--crop is 30; expected a multiple of 8 from 8 to 256"),
+        ("--crop", "264", "--crop is 264; expected a multiple of 8 from 8 to 256"),
+    ],
+)
+def test_face_training_refuses_options_out_of_range(
+    option: str, value: str, error: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit):
-        train_faces.main(["--photos", ".", "--hue", hue])
-    assert f"--hue is {float(hue)}; expected a chance from 0 to 1" in capsys.readouterr().err
+        train_faces.main(["--photos", ".", option, value])
+    assert error in capsys.readouterr().err
 
 
 def test_training_targets_mark_each_centre() -> None:
