@@ -10,13 +10,14 @@ large, 429 too many wrong PINs.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import Any, Literal, TypeVar, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -92,16 +93,43 @@ def _guard() -> PinGuard:
     return guard
 
 
-def require_table_pin() -> None:
-    """Refuse the request (401) unless it carries the table PIN."""
-    pin = str(current_app.extensions["zilch_tower"].config["table"]["pin"])
-    _guard().check(request.headers.get("X-Table-Pin"), pin, "X-Table-Pin", "table PIN")
+PinKind = Literal["table", "admin"]
+# What each PIN is called and the header it travels in.
+PINS: dict[PinKind, tuple[str, str, str]] = {
+    "table": ("pin", "X-Table-Pin", "table PIN"),
+    "admin": ("admin_pin", "X-Admin-Pin", "admin PIN"),
+}
 
 
-def require_admin_pin() -> None:
-    """Refuse the request (401) unless it carries the admin PIN."""
-    pin = str(current_app.extensions["zilch_tower"].config["table"]["admin_pin"])
-    _guard().check(request.headers.get("X-Admin-Pin"), pin, "X-Admin-Pin", "admin PIN")
+def check_pin(kind: PinKind) -> None:
+    """Refuse the request (401, or 429 after guessing) unless it carries the ``kind`` PIN.
+
+    The one place every PIN check of the API and the calibration page goes through.
+    """
+    key, header, what = PINS[kind]
+    wanted = str(current_app.extensions["zilch_tower"].config["table"][key])
+    _guard().check(request.headers.get(header), wanted, header, what)
+
+
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def requires_pin(kind: PinKind) -> Callable[[View], View]:
+    """A view decorator: the ``kind`` PIN is checked before the view does anything."""
+
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            check_pin(kind)
+            return view(*args, **kwargs)
+
+        return cast(View, checked)
+
+    return decorate
+
+
+table_pin = requires_pin("table")  # views that change the table
+admin_pin = requires_pin("admin")  # configuration views
 
 
 def body(allowed: tuple[str, ...]) -> dict[str, Any]:
@@ -255,9 +283,9 @@ def _player_entry(entry: Any) -> tuple[str, str | None]:
 
 
 @bp.post("/new-game")
+@table_pin
 def new_game() -> Response:
     """Start a game: ``{"preset", "rules", "players": [name | {"name", "bot"}]}``."""
-    require_table_pin()
     data = body(("preset", "rules", "players"))
     preset = data.get("preset")
     if preset is not None and not isinstance(preset, str):
@@ -283,9 +311,9 @@ def new_game() -> Response:
 
 
 @bp.post("/join")
+@table_pin
 def join() -> Response:
     """Join the game: ``{"join": name}`` (or ``{"name": name}``), optional ``"bot"``."""
-    require_table_pin()
     data = body(("join", "name", "bot"))
     name = name_field(data, "join" if "join" in data else "name")
     bot = data.get("bot")
@@ -295,9 +323,9 @@ def join() -> Response:
 
 
 @bp.post("/roll")
+@table_pin
 def roll() -> Response:
     """ROLL: ``{}`` or ``{"roll": true}``; the tower shakes and reads the dice."""
-    require_table_pin()
     data = body(("roll", "player"))
     if "roll" in data and data["roll"] is not True:
         raise BadBody("'roll' must be true: the tower reads the dice itself")
@@ -306,9 +334,9 @@ def roll() -> Response:
 
 
 @bp.post("/keep")
+@table_pin
 def keep() -> Response:
     """Set dice aside: ``{"keep": [1, 5]}``; the tower asks for them to leave the tray."""
-    require_table_pin()
     data = body(("keep", "player"))
     values = dice_field(data, "keep")
     player = name_field(data, "player", required=False)
@@ -316,9 +344,9 @@ def keep() -> Response:
 
 
 @bp.post("/bank")
+@table_pin
 def bank() -> Response:
     """BANK: ``{}`` or ``{"bank": true}``."""
-    require_table_pin()
     data = body(("bank", "player"))
     flag_field(data, "bank")
     player = name_field(data, "player", required=False)
@@ -326,9 +354,9 @@ def bank() -> Response:
 
 
 @bp.post("/skip")
+@table_pin
 def skip() -> Response:
     """Skip the current turn: ``{}`` or ``{"skip": true}``."""
-    require_table_pin()
     data = body(("skip", "player"))
     flag_field(data, "skip")
     player = name_field(data, "player", required=False)
@@ -336,9 +364,9 @@ def skip() -> Response:
 
 
 @bp.post("/challenge")
+@table_pin
 def challenge() -> Response:
     """Announce a challenge turn: ``{"challenge": victim}`` (when the rules allow it)."""
-    require_table_pin()
     data = body(("challenge", "player"))
     victim = name_field(data, "challenge")
     player = name_field(data, "player", required=False)
@@ -349,9 +377,9 @@ def challenge() -> Response:
 
 
 @bp.get("/config")
+@admin_pin
 def config() -> Response:
     """The effective configuration, PINs left out."""
-    require_admin_pin()
     conf = service().config
     values = {section: dict(conf[section]) for section in conf}
     values["table"] = {k: v for k, v in values["table"].items() if k not in ("pin", "admin_pin")}
@@ -359,9 +387,9 @@ def config() -> Response:
 
 
 @bp.post("/settings")
+@admin_pin
 def settings() -> Response:
     """Table settings that change at runtime: ``{"speech": true|false}``."""
-    require_admin_pin()
     data = body(("speech",))
     if not isinstance(data.get("speech"), bool):
         raise BadBody("'speech' must be true or false")

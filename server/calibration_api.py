@@ -21,7 +21,7 @@ import numpy as np
 from flask import Blueprint, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
-from server.api import ApiError, require_admin_pin
+from server.api import ApiError, check_pin
 from server.controller import TableError
 from vision import annotate, read_dice
 from vision.calibration import Calibration, CalibrationError, calibrate
@@ -102,7 +102,7 @@ def _read(frame: np.ndarray, session: CalibrationSession) -> Any:
 
 @bp.before_request
 def _require_admin_pin() -> None:
-    require_admin_pin()
+    check_pin("admin")
 
 
 @bp.errorhandler(ApiError)

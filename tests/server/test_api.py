@@ -247,3 +247,20 @@ def test_live_pages_beyond_the_limit_are_refused_and_the_api_keeps_working(clien
     assert second.status_code == 503 and "raise [server] threads" in second.get_json()["error"]
     assert client.get("/api/state").status_code == 200
     first.close()
+
+
+def test_every_change_of_the_table_needs_a_pin(client) -> None:
+    """Each POST route of the app is behind a PIN (a new endpoint without one fails here)."""
+    app = client.application
+    posts = [
+        rule.rule
+        for rule in app.url_map.iter_rules()
+        if "POST" in (rule.methods or ()) and rule.rule.startswith("/api/")
+    ]
+    assert "/api/roll" in posts and "/api/settings" in posts
+    before = client.get("/api/state").get_json()
+    for path in posts:
+        response = _post(client, path, raw="not json", headers={})
+        assert response.status_code == 401, path
+        assert "Pin" in response.get_json()["error"], path
+    assert client.get("/api/state").get_json() == before
