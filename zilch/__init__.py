@@ -13,7 +13,7 @@ from zilch.errors import (
     ZilchError,
 )
 from zilch.game import Event, Game, GameState, PlayerState, TurnState
-from zilch.odds import odds_table, roll_odds
+from zilch.odds import nothing_bonus_applies, odds_table, roll_odds
 from zilch.record import load_record, replay
 from zilch.rules import DEFAULT_PRESET, HOUSE_RULES, PRESETS, RuleSet, find_preset
 from zilch.scoring import (
@@ -56,6 +56,7 @@ __all__ = [
     "is_zilch",
     "legal_set_asides",
     "load_record",
+    "nothing_bonus_applies",
     "odds_table",
     "replay",
     "roll_odds",

@@ -24,8 +24,10 @@ from zilch import (
     InvalidDice,
     ReplayError,
     RuleSet,
+    SetAside,
     legal_set_asides,
     load_record,
+    nothing_bonus_applies,
     odds_table,
     replay,
     roll_odds,
@@ -89,16 +91,25 @@ def run_score(args: argparse.Namespace) -> int:
     dice = parse_dice(args.dice)
     frozen = parse_dice(args.frozen.replace(",", " ").split())
     options = legal_set_asides(dice, rules, frozen)
-    document = {
-        "dice": sorted(dice),
-        "zilch": not options,
-        "best": options[0].to_json() if options else None,
-        "set_asides": [option.to_json() for option in options],
-    }
+    roll = tuple(sorted(dice))
+    nothing = nothing_bonus_applies(roll, rules, not options)
+    if nothing:  # the game pays the bonus and gives all six dice back: not a zilch
+        options = [SetAside(roll, rules.nothing_bonus)]
+    document: dict[str, Any] = {"dice": list(roll), "zilch": not options}
+    if rules.nothing_bonus:
+        document["nothing"] = nothing
+    document["best"] = options[0].to_json() if options else None
+    document["set_asides"] = [option.to_json() for option in options]
     if args.json:
         print_json(document)
         return 0
-    shown = " ".join(map(str, sorted(dice)))
+    shown = " ".join(map(str, roll))
+    if nothing:
+        print(
+            f"{shown}: nothing scores, so under {rules.name} it pays the nothing bonus: "
+            f"{rules.nothing_bonus:,} points and all six dice back"
+        )
+        return 0
     if not options:
         print(f"{shown}: zilch (no die scores under {rules.name})")
         return 0

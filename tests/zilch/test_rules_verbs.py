@@ -321,3 +321,36 @@ def test_play_ctrl_c_ends_cleanly(monkeypatch, capsys: pytest.CaptureFixture[str
     code, out, err = run(["play", "--players", "Ann,Ben", "--seed", "1"], capsys)
     assert code == 0 and err == ""
     assert "Game stopped." in out and "Round 1; Ann to play." in out
+
+
+def test_score_nothing_bonus_is_not_a_zilch(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        ["score", "--preset", "playr", "--json", "2", "3", "4", "6", "6", "2"], capsys
+    )
+    assert code == 0
+    assert json.loads(out) == {
+        "dice": [2, 2, 3, 4, 6, 6],
+        "zilch": False,
+        "nothing": True,
+        "best": {"dice": [2, 2, 3, 4, 6, 6], "points": 500},
+        "set_asides": [{"dice": [2, 2, 3, 4, 6, 6], "points": 500}],
+    }
+    code, out, _ = run(["score", "--preset", "playr", "2", "3", "4", "6", "6", "2"], capsys)
+    assert code == 0 and "nothing bonus: 500 points and all six dice back" in out
+
+
+def test_score_nothing_bonus_as_house_rule_and_on_fewer_dice(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["score", "--rule", "nothing_bonus=500", "--json", "2", "3", "4", "6", "6", "2"]
+    code, out, _ = run(argv, capsys)
+    assert code == 0 and json.loads(out)["nothing"] is True
+    code, out, _ = run(["score", "--preset", "playr", "--json", "2", "3", "4", "6", "6"], capsys)
+    document = json.loads(out)
+    assert document["zilch"] is True and document["nothing"] is False
+    assert document["best"] is None and document["set_asides"] == []
+    code, out, _ = run(
+        ["score", "--preset", "playr", "--json", "1", "3", "4", "6", "6", "2"], capsys
+    )
+    document = json.loads(out)
+    assert document["nothing"] is False and document["best"] == {"dice": [1], "points": 100}
