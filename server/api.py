@@ -25,10 +25,10 @@ from werkzeug.exceptions import HTTPException
 from server.controller import TableError
 from server.service import TableService
 from zilch import IllegalAction
+from zilch.names import NAME_RULE, name_key, name_problem, normalize_name
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-NAME_MAX = 24
 PIN_FAILURES = 10
 PIN_WINDOW_S = 60.0
 
@@ -153,13 +153,14 @@ def body(allowed: tuple[str, ...]) -> dict[str, Any]:
 
 
 def name_field(data: dict[str, Any], key: str, required: bool = True) -> str | None:
-    """A player's name: a string of 1 to 24 characters (spaces trimmed)."""
+    """A player's name in its normal form (:mod:`zilch.names`)."""
     value = data.get(key)
     if value is None and not required:
         return None
-    if not isinstance(value, str) or not 1 <= len(value.strip()) <= NAME_MAX:
-        raise BadBody(f"{key!r} must be a player's name of 1 to {NAME_MAX} characters")
-    return value.strip()
+    problem = name_problem(value)
+    if problem is not None:
+        raise BadBody(f"{key!r} must be a player's name of {NAME_RULE}: {problem}")
+    return normalize_name(str(value))
 
 
 def flag_field(data: dict[str, Any], key: str) -> None:
@@ -302,7 +303,7 @@ def new_game() -> Response:
     bots: dict[str, str] = {}
     for entry in entries:
         name, bot = _player_entry(entry)
-        if name in players:
+        if name_key(name) in (name_key(p) for p in players):
             raise BadBody(f"player {name!r} is listed twice")
         players.append(name)
         if bot is not None:

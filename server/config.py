@@ -20,6 +20,7 @@ from typing import Any
 
 from server.errors import ConfigError
 from zilch import RuleSet, ZilchError, find_preset
+from zilch.names import NAME_RULE, name_problem
 
 ENV_CONFIG = "ZILCH_TOWER_CONFIG"
 ENV_PIN = "ZILCH_TOWER_PIN"
@@ -86,11 +87,13 @@ def _optional_gpio(value: Any) -> str | None:
 
 
 def _names(value: Any) -> str | None:
-    if isinstance(value, list) and all(
-        isinstance(n, str) and 1 <= len(n.strip()) <= 24 for n in value
-    ):
-        return None
-    return "a list of player names, each 1 to 24 characters"
+    if not isinstance(value, list):
+        return f"a list of player names, each {NAME_RULE}"
+    for name in value:
+        problem = name_problem(name)
+        if problem is not None:
+            return f"a list of player names, each {NAME_RULE} ({problem})"
+    return None
 
 
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")

@@ -9,11 +9,11 @@ returns the events it caused; an illegal action raises a
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zilch.errors import GameOver, IllegalAction, InvalidPlayer
+from zilch.names import check_name, name_key
 from zilch.rules import RuleSet
 from zilch.scoring import SetAside, check_dice, counts_of, scoring_table
 from zilch.state import Event, GameState, PlayerState, TurnState
@@ -35,19 +35,6 @@ from zilch.steps import (
 __all__ = ["ACTIONS", "Event", "Game", "GameState", "PlayerState", "TurnState"]
 
 ACTIONS = ("roll", "keep", "bank", "skip", "join", "challenge")
-NAME_MAX = 24
-
-
-def check_name(name: object) -> str:
-    """A player's name, stripped; :class:`InvalidPlayer` if empty, too long or unprintable."""
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidPlayer(f"a player's name must be non-empty text, got {name!r}")
-    name = name.strip()
-    if len(name) > NAME_MAX:
-        raise InvalidPlayer(f"player name {name!r} is longer than {NAME_MAX} characters")
-    if any(unicodedata.category(ch).startswith("C") for ch in name) or "," in name:
-        raise InvalidPlayer(f"player name {name!r} may not hold commas or control characters")
-    return name
 
 
 class Game:
@@ -62,7 +49,7 @@ class Game:
         if isinstance(players, str) or not isinstance(players, Sequence):
             raise InvalidPlayer("players must be a list of names")
         names = [check_name(name) for name in players]
-        folded = [name.casefold() for name in names]
+        folded = [name_key(name) for name in names]
         if len(set(folded)) != len(folded):
             raise InvalidPlayer(f"player names must differ: {', '.join(names)}")
         if not 2 <= len(names) <= rules.players_max:
@@ -201,7 +188,7 @@ class Game:
         step = self._begin()
         state, rules = step.state, self.rules
         name = check_name(name)
-        if name.casefold() in (n.casefold() for n in state.names):
+        if name_key(name) in (name_key(n) for n in state.names):
             raise InvalidPlayer(f"{name} is already playing")
         refusal = self._join_refusal()
         if refusal is not None:
@@ -220,6 +207,7 @@ class Game:
         if refusal is not None:
             raise IllegalAction(refusal)
         others = [n for n in state.names if n != me.name]
+        victim = next((n for n in others if name_key(n) == name_key(victim)), victim)
         if victim not in others:
             raise IllegalAction(f"{victim!r} is not another player; challenge one of {others}")
         level = 2 if me.score >= rules.challenge_split else 1

@@ -32,6 +32,7 @@ from zilch import (
     replay,
     roll_odds,
 )
+from zilch.names import normalize_name
 
 
 def register(sub: Subparsers) -> None:
@@ -374,8 +375,8 @@ class TerminalPlay:
 def run_play(args: argparse.Namespace) -> int:
     """A complete game in the terminal with a seeded virtual roller."""
     rules = rules_from_args(args)
-    names = [name.strip() for name in args.players.split(",") if name.strip()]
-    bot_kinds = parse_bots(args.bot)
+    names = [normalize_name(name) for name in args.players.split(",") if name.strip()]
+    bot_kinds = {normalize_name(name): kind for name, kind in parse_bots(args.bot).items()}
     names += [name for name in bot_kinds if name not in names]
     bots = make_bots(bot_kinds, rules)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
