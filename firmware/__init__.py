@@ -26,7 +26,14 @@ from firmware.safety import (
 )
 from firmware.sim import DIE_MM, TRAY_MM, SimulatedTower
 from firmware.solenoid import Solenoid
-from firmware.tower import GpioTower, Tower, gpio_pin_factory
+from firmware.tower import (
+    GpioTower,
+    PiGpio,
+    Tower,
+    factory_from_environment,
+    gpio_pin_factory,
+    open_pi_gpio,
+)
 
 __all__ = [
     "BUTTON_EVENTS",
@@ -44,6 +51,7 @@ __all__ = [
     "GpioTower",
     "GpioUnavailable",
     "LightPattern",
+    "PiGpio",
     "PinMap",
     "ShakePattern",
     "SimulatedTower",
@@ -52,7 +60,9 @@ __all__ = [
     "Tower",
     "TowerButtons",
     "coil_safety",
+    "factory_from_environment",
     "gpio_pin_factory",
+    "open_pi_gpio",
     "open_tower",
 ]
 
@@ -62,13 +72,22 @@ def open_tower(
 ) -> Tower:
     """The tower ``[tower] mode`` asks for: ``GpioTower`` for ``gpio``, else ``SimulatedTower``.
 
-    For ``gpio`` without a ``pin_factory`` the Pi's lgpio factory is opened
-    (``GpioUnavailable`` off a Pi). ``seed`` overrides ``[tower] seed``.
+    For ``gpio`` without a ``pin_factory`` the Pi's header chip is found by
+    label, gpiozero's lgpio factory opened on it and the solenoid pulsed by
+    lgpio outside Python (``GpioUnavailable`` off a Pi), unless
+    ``GPIOZERO_PIN_FACTORY`` names another factory. ``seed`` overrides
+    ``[tower] seed``.
     """
     mode = config["tower"]["mode"]
     if mode == "gpio":
-        factory = pin_factory if pin_factory is not None else gpio_pin_factory()
-        return GpioTower.from_config(config, pin_factory=factory)
+        if pin_factory is not None or factory_from_environment():
+            return GpioTower.from_config(config, pin_factory=pin_factory)
+        gpio = open_pi_gpio()
+        try:
+            return GpioTower.from_config(config, gpio=gpio)
+        except BaseException:
+            gpio.close()
+            raise
     if mode == "sim":
         return SimulatedTower.from_config(config, seed=seed)
     raise FirmwareError(f"tower.mode = {mode!r}: expected 'sim' or 'gpio'")

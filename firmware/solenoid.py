@@ -1,4 +1,11 @@
-"""The solenoid that shakes the tray, driven through a logic-level MOSFET."""
+"""The solenoid that shakes the tray, driven through a logic-level MOSFET.
+
+On a Pi the pulses are a train timed by lgpio outside Python
+(:class:`~firmware.pulses.LgpioPulseTrain`); on any other pin factory
+(gpiozero's mock pins, another library) each pulse is timed with ``sleep``.
+Either way the duty guard plans every shake before the coil is driven and
+records the time the coil was really on.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +19,18 @@ from gpiozero.pins import Factory
 
 from firmware.closing import Closing
 from firmware.errors import FirmwareError
+from firmware.pulses import PulseTrain
 from firmware.safety import DutyGuard, Interval, ShakePattern, Wait
 
 log = logging.getLogger(__name__)
 
 OVERRUN_WARN_S = 0.020
 """A pulse this much longer than asked (a late wake-up from sleep) is logged."""
+
+TRAIN_SLACK_S = 0.5
+"""How long past its planned end a pulse train may run before it is stopped by force."""
+TRAIN_POLL_S = 0.005
+"""How often a finished train is polled for once its last pulse should be over."""
 
 Clock = Callable[[], float]
 Sleeper = Callable[[float], None]
@@ -32,9 +45,12 @@ class Solenoid(Closing):
     coil's minus lead, coil's plus lead to +12 V, and a flyback diode
     (1N4007/1N5819) across the coil, cathode (band) to +12 V.
 
-    ``clock`` and ``sleep`` are injectable so the timing and the duty guard
-    are tested without real waiting. ``on_wait(seconds)`` hears about any
-    wait the duty guard imposes before a shake.
+    With ``train`` (the Pi's lgpio line) a shake's pulses are sent as one
+    train timed outside Python; without, a gpiozero output on ``pin`` is
+    switched and each pulse timed with ``sleep``. ``clock`` and ``sleep``
+    are injectable so the timing and the duty guard are tested without
+    real waiting. ``on_wait(seconds)`` hears about any wait the duty guard
+    imposes before a shake.
     """
 
     def __init__(
@@ -47,6 +63,7 @@ class Solenoid(Closing):
         sleep: Sleeper = time.sleep,
         guard: DutyGuard | None = None,
         on_wait: Callable[[float], None] | None = None,
+        train: PulseTrain | None = None,
     ) -> None:
         self.pattern = pattern
         self.guard = guard or DutyGuard()
@@ -56,13 +73,24 @@ class Solenoid(Closing):
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
-        self._device: DigitalOutputDevice | None = DigitalOutputDevice(
-            pin, active_high=True, initial_value=False, pin_factory=pin_factory
-        )
+        self._train = train
+        self._device: DigitalOutputDevice | None = None
+        if train is None:
+            self._device = DigitalOutputDevice(
+                pin, active_high=True, initial_value=False, pin_factory=pin_factory
+            )
+        self._closed = False
+
+    @property
+    def timed_outside_python(self) -> bool:
+        """Whether pulses are timed by lgpio's own thread rather than by ``sleep``."""
+        return self._train is not None
 
     @property
     def is_on(self) -> bool:
         """Whether the coil is energised right now."""
+        if self._train is not None:
+            return not self._closed and self._train.is_high()
         return self._device is not None and bool(self._device.value)
 
     def wait_needed(self) -> float:
@@ -78,9 +106,13 @@ class Solenoid(Closing):
         raises.
         """
         with self._lock:
-            device = self._require_open()
+            if self._closed:
+                raise FirmwareError("the solenoid is closed; open a new tower to shake")
             start = self.last_start = self._clock()
             self.last_wait_s = self._wait(self.guard.plan(self.pattern.offsets(), start))
+            if self._train is not None:
+                return self._shake_train(self._train, start)
+            device = self._require_open()
             begin = self._clock()
             pulses: list[Interval] = []
             try:
@@ -94,6 +126,32 @@ class Solenoid(Closing):
             finally:
                 device.off()
             return pulses
+
+    def _shake_train(self, train: PulseTrain, start: float) -> list[Interval]:
+        """The whole shake as one train; the guard records the pulses that were sent."""
+        pattern = self.pattern
+        planned = pattern.offsets()
+        period = pattern.pulse_s + pattern.gap_s
+        begin = self._clock()
+        train.start(pattern.pulse_s, pattern.gap_s, pattern.pulses)
+        try:
+            self._sleep(pattern.duration_s)
+            deadline = begin + pattern.pulses * period + TRAIN_SLACK_S
+            while train.busy():
+                if self._clock() >= deadline:
+                    log.error(
+                        "solenoid: the pulse train was still running %.1f s after its end; stopped",
+                        TRAIN_SLACK_S,
+                    )
+                    break
+                self._sleep(TRAIN_POLL_S)
+        finally:
+            train.off()
+            stopped = self._clock()
+            for on, off in planned:  # what was sent, up to a stop part-way through
+                if begin + on < stopped:
+                    self.guard.record(begin + on, min(begin + off, stopped))
+        return [(begin - start + on, begin - start + off) for on, off in planned]
 
     def _pulse(self, device: DigitalOutputDevice, start: float) -> Interval:
         """One pulse; the duty guard records how long the coil was really on."""
@@ -132,12 +190,21 @@ class Solenoid(Closing):
 
     def force_off(self) -> None:
         """Switch the coil off now, from any thread or a signal handler."""
+        if self._train is not None:
+            if not self._closed:
+                self._train.off()
+            return
         device = self._device
         if device is not None:
             device.off()
 
     def close(self) -> None:
         """Switch the coil off and release the pin; safe to call again."""
+        already, self._closed = self._closed, True
+        if self._train is not None:
+            if not already:
+                self._train.close()
+            return
         device, self._device = self._device, None
         if device is not None:
             try:

@@ -14,8 +14,10 @@ from gpiozero.pins import Factory
 from firmware.buttons import BUTTON_EVENTS, TowerButtons
 from firmware.closing import Closing
 from firmware.errors import FirmwareError, GpioUnavailable
+from firmware.gpiochip import GpioChip, Lgpio, find_chip, import_lgpio
 from firmware.light import StatusLight
 from firmware.pins import PinMap
+from firmware.pulses import LgpioPulseTrain, PulseTrain
 from firmware.safety import Interval, ShakePattern
 from firmware.solenoid import Clock, Sleeper, Solenoid
 
@@ -94,24 +96,63 @@ class Tower(Closing, ABC):
             log.exception("the %s button's callback failed", event)
 
 
-def gpio_pin_factory() -> Factory | None:
-    """The pin factory of a real Raspberry Pi 5 (lgpio), or :class:`GpioUnavailable`.
+class PiGpio(Closing):
+    """The Pi's header chip (found by label) with gpiozero's lgpio factory open on it."""
 
-    With ``GPIOZERO_PIN_FACTORY`` set, gpiozero's own choice is kept (``None``).
+    def __init__(self, lgpio: Lgpio, chip: GpioChip, factory: Factory) -> None:
+        self.lgpio = lgpio
+        self.chip = chip
+        self.factory = factory
+
+    def pulse_train(self, bcm: int) -> PulseTrain:
+        """The solenoid's line on the same chip, pulsed by lgpio outside Python."""
+        return LgpioPulseTrain(self.lgpio, self.chip.number, bcm)
+
+    def close(self) -> None:
+        self.factory.close()
+
+
+def open_pi_gpio(lgpio: Lgpio | None = None, numbers: list[int] | None = None) -> PiGpio:
+    """Find the header's chip by label and open gpiozero's lgpio pin factory on it.
+
+    Raises :class:`GpioUnavailable` off a Pi (no lgpio, or no chip with the label).
     """
-    if os.environ.get("GPIOZERO_PIN_FACTORY"):
-        return None
+    lg = import_lgpio() if lgpio is None else lgpio
+    chip = find_chip(lg, numbers)
     try:
         from gpiozero.pins.lgpio import LGPIOFactory
 
-        return LGPIOFactory()
+        factory = LGPIOFactory(chip=chip.number)
     except ImportError:
-        reason = "the lgpio library is not installed (pip install 'zilch-tower[pi]' on a Pi)"
+        raise GpioUnavailable(
+            "no GPIO found: gpiozero's lgpio pin factory cannot be imported"
+        ) from None
     except Exception as exc:
-        reason = f"no /dev/gpiochip could be opened ({' '.join(str(exc).split()) or exc!r})"
-    raise GpioUnavailable(
-        f"no GPIO found: {reason}; without a Raspberry Pi use --mock to drive gpiozero's mock pins"
-    )
+        raise GpioUnavailable(
+            f"no GPIO found: gpiochip{chip.number} [{chip.label}] would not open "
+            f"({' '.join(str(exc).split()) or exc!r})"
+        ) from None
+    log.info("GPIO: gpiochip%d [%s], %d lines", chip.number, chip.label, chip.lines)
+    return PiGpio(lg, chip, factory)
+
+
+def factory_from_environment() -> bool:
+    """Whether ``GPIOZERO_PIN_FACTORY`` names another factory than lgpio (mock pins, say).
+
+    Then gpiozero's own choice drives the pins and pulses are timed with ``sleep``.
+    """
+    return os.environ.get("GPIOZERO_PIN_FACTORY", "lgpio") != "lgpio"
+
+
+def gpio_pin_factory() -> Factory | None:
+    """gpiozero's lgpio factory on the header chip (found by label), or GpioUnavailable.
+
+    With ``GPIOZERO_PIN_FACTORY`` set to another factory than ``lgpio``,
+    gpiozero's own choice is kept (``None``).
+    """
+    if factory_from_environment():
+        return None
+    return open_pi_gpio().factory
 
 
 class GpioTower(Tower):
@@ -119,6 +160,9 @@ class GpioTower(Tower):
 
     Built device by device; if one cannot be built the others are released
     again. ``pin_factory=None`` uses gpiozero's default (lgpio on a Pi 5).
+    With ``train`` the solenoid's pulses are timed outside Python. With
+    ``gpio`` (:func:`open_pi_gpio`) its factory drives the pins, its lgpio
+    line pulses the solenoid, and the tower closes it last.
     """
 
     def __init__(
@@ -133,15 +177,22 @@ class GpioTower(Tower):
         clock: Clock = time.monotonic,
         sleep: Sleeper = time.sleep,
         light_pwm: bool = True,
+        train: PulseTrain | None = None,
+        gpio: PiGpio | None = None,
     ) -> None:
         super().__init__(long_press_action)
+        if gpio is not None:
+            pin_factory = gpio.factory
+            train = gpio.pulse_train(pin_map.solenoid) if train is None else train
+        self._gpio = gpio
         self.pin_map = pin_map
         self.pin_factory = pin_factory
         self.long_press_s = long_press_s
         self._closed = False
         self.solenoid = Solenoid(
-            pin_map.solenoid, pattern, pin_factory=pin_factory, clock=clock, sleep=sleep
-        )
+            pin_map.solenoid, pattern, pin_factory=pin_factory, clock=clock, sleep=sleep,
+            train=train,
+        )  # fmt: skip
         try:
             self.light = self.status_light = StatusLight(
                 pin_map.light, buzzer_pin=pin_map.buzzer, pwm=light_pwm, pin_factory=pin_factory
@@ -164,17 +215,29 @@ class GpioTower(Tower):
 
     @classmethod
     def from_config(
-        cls, config: Mapping[str, Any], *, pin_factory: Factory | None = None, **kwargs: Any
+        cls,
+        config: Mapping[str, Any],
+        *,
+        pin_factory: Factory | None = None,
+        gpio: PiGpio | None = None,
+        **kwargs: Any,
     ) -> GpioTower:
-        """The tower of a whole configuration (``[pins]``, ``[solenoid]``, ``[buttons]``)."""
+        """The tower of a whole configuration (``[pins]``, ``[solenoid]``, ``[buttons]``).
+
+        With ``gpio`` (the Pi's chip) its factory drives the pins and the
+        solenoid's pulses are timed by lgpio outside Python.
+        """
         buttons = config["buttons"]
+        pin_map = PinMap.from_config(config["pins"])
+        pattern = ShakePattern.from_config(config["solenoid"])
         return cls(
-            PinMap.from_config(config["pins"]),
-            ShakePattern.from_config(config["solenoid"]),
+            pin_map,
+            pattern,
             bounce_s=buttons["bounce_ms"] / 1000,
             long_press_s=float(buttons["long_press_s"]),
             long_press_action=buttons["long_press_action"],
             pin_factory=pin_factory,
+            gpio=gpio,
             **kwargs,
         )
 
@@ -196,7 +259,7 @@ class GpioTower(Tower):
         self.solenoid.force_off()
 
     def close(self) -> None:
-        """Coil off first, then release the light and the buttons; safe to call again."""
+        """Coil off first, then release the light, the buttons and the chip; safe to call again."""
         if self._closed:
             return
         self._closed = True
@@ -206,4 +269,8 @@ class GpioTower(Tower):
             try:
                 self.buttons.close()
             finally:
-                self.status_light.close()
+                try:
+                    self.status_light.close()
+                finally:
+                    if self._gpio is not None:
+                        self._gpio.close()

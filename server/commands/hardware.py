@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from gpiozero.pins import Factory
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from firmware import GpioTower, coil_safety, gpio_pin_factory
+from firmware import GpioTower, coil_safety, factory_from_environment, open_pi_gpio
 from firmware.bringup import BringUp, mock_presser
 from server.commands import Subparsers, print_json
 from server.config import Config, load_config
@@ -42,17 +42,33 @@ def register(sub: Subparsers) -> None:
 
 @contextmanager
 def _tower(config: Config, mock: bool) -> Iterator[tuple[GpioTower, Factory | None]]:
-    """The configured tower on the Pi's GPIO (or mock pins), coil forced off on the way out."""
-    factory: Factory | None = MockFactory(pin_class=MockPWMPin) if mock else gpio_pin_factory()
+    """The configured tower on the Pi's GPIO (or mock pins), coil forced off on the way out.
+
+    On the Pi the header chip is found by label and the solenoid pulsed by
+    lgpio outside Python, as the service does.
+    """
+    if not mock and factory_from_environment():  # GPIOZERO_PIN_FACTORY chose the pins
+        with GpioTower.from_config(config) as tower, coil_safety(tower.force_off):
+            yield tower, None
+        return
+    if not mock:
+        gpio = open_pi_gpio()
+        try:
+            tower = GpioTower.from_config(config, gpio=gpio)
+        except BaseException:
+            gpio.close()
+            raise
+        with tower, coil_safety(tower.force_off):  # the tower closes the chip
+            yield tower, gpio.factory
+        return
+    factory = MockFactory(pin_class=MockPWMPin)
     try:
         tower = GpioTower.from_config(config, pin_factory=factory)
         with tower, coil_safety(tower.force_off):
             yield tower, factory
     finally:
-        if isinstance(factory, MockFactory):
-            factory.reset()
-        if factory is not None:
-            factory.close()
+        factory.reset()
+        factory.close()
 
 
 def run_shake(args: argparse.Namespace) -> int:
