@@ -11,6 +11,7 @@ from typing import Any
 
 from gpiozero.pins import Factory
 
+from dicetray import DIE_MM, TRAY_MM
 from firmware.buttons import BUTTON_EVENTS, TowerButtons
 from firmware.errors import FirmwareError, GpioUnavailable
 from firmware.light import PATTERNS, STATUSES, LightPattern, StatusLight
@@ -24,7 +25,7 @@ from firmware.safety import (
     ShakePattern,
     coil_safety,
 )
-from firmware.sim import DIE_MM, TRAY_MM, SimulatedTower
+from firmware.sim import SimulatedTower
 from firmware.solenoid import Solenoid
 from firmware.tower import (
     GpioTower,

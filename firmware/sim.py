@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dicetray import DIE_MM, TRAY_MM, Die, Layout, throw
 from firmware.errors import FirmwareError
 from firmware.light import check_status
 from firmware.safety import DutyGuard, Interval, ShakePattern
@@ -21,17 +22,6 @@ from firmware.solenoid import Clock, Sleeper
 from firmware.tower import Tower
 
 log = logging.getLogger(__name__)
-
-TRAY_MM = (240.0, 180.0)
-"""Inner floor of the tray, width x depth in millimetres."""
-DIE_MM = 16.0
-"""Edge of a die in millimetres."""
-
-_TOUCH_GAP_MM = 0.2
-_CLEARANCE_MM = 0.5
-_ATTEMPTS = 500
-
-Die = dict[str, Any]
 
 
 def _degrees(angle: float) -> float:
@@ -52,87 +42,6 @@ class SimulatedLight:
         check_status(status)
         self.status = status
         self.history.append((self._clock(), status))
-
-
-class _Layout:
-    """Places dice in the tray without overlap: free, touching another die, or cocked."""
-
-    def __init__(
-        self, rng: random.Random, tray_mm: tuple[float, float], die_mm: float, placed: list[Die]
-    ) -> None:
-        self.rng = rng
-        self.width, self.depth = tray_mm
-        self.die = die_mm
-        self.placed = placed
-
-    def half_extent(self, angle: float) -> float:
-        """Half the width of a die's axis-aligned bounding box at ``angle`` degrees."""
-        a = math.radians(angle)
-        return self.die / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
-
-    def inside(self, x: float, y: float, angle: float) -> bool:
-        h = self.half_extent(angle) - 1e-6
-        return h <= x <= self.width - h and h <= y <= self.depth - h
-
-    def clear(self, x: float, y: float, skip: Die | None = None) -> bool:
-        """No placed die (but ``skip``) is close enough to overlap, whatever the angles."""
-        reach = self.die * math.sqrt(2) + _CLEARANCE_MM
-        return all(d is skip or math.hypot(d["x"] - x, d["y"] - y) >= reach for d in self.placed)
-
-    def free(self) -> tuple[float, float, float] | None:
-        angle = self.rng.uniform(0.0, 360.0)
-        h = self.half_extent(angle)
-        x = self.rng.uniform(h, self.width - h)
-        y = self.rng.uniform(h, self.depth - h)
-        return (x, y, angle) if self.clear(x, y) else None
-
-    def touching(self) -> tuple[float, float, float] | None:
-        """Face to face with a placed die: same angle, one die's width along one of its axes."""
-        partner = self.rng.choice(self.placed)
-        angle = partner["angle"]
-        a = math.radians(angle + 90.0 * self.rng.randrange(4))
-        step = self.die + _TOUCH_GAP_MM
-        x, y = partner["x"] + step * math.cos(a), partner["y"] + step * math.sin(a)
-        ok = self.inside(x, y, angle) and self.clear(x, y, skip=partner)
-        return (x, y, angle) if ok else None
-
-    def against_wall(self) -> tuple[float, float, float] | None:
-        """Touching one of the four walls (where a die ends up leaning)."""
-        angle = self.rng.uniform(0.0, 360.0)
-        h = self.half_extent(angle)
-        wall = self.rng.randrange(4)
-        along_x = self.rng.uniform(h, self.width - h)
-        along_y = self.rng.uniform(h, self.depth - h)
-        x, y = [(h, along_y), (self.width - h, along_y), (along_x, h), (along_x, self.depth - h)][
-            wall
-        ]
-        return (x, y, angle) if self.clear(x, y) else None
-
-    def place(self, value: int, *, cocked: bool, touch_chance: float) -> Die:
-        """Find a spot for one die and add it to ``placed``."""
-        for _ in range(_ATTEMPTS):
-            if cocked:
-                spot = self.touching() if self.placed and self.rng.random() < 0.5 else None
-                spot = spot or self.against_wall()
-            elif self.placed and self.rng.random() < touch_chance:
-                spot = self.touching() or self.free()
-            else:
-                spot = self.free()
-            if spot is not None:
-                x, y, angle = spot
-                die = {
-                    "value": value,
-                    "x": round(x, 2),
-                    "y": round(y, 2),
-                    "angle": _degrees(angle),
-                    "cocked": cocked,
-                }
-                self.placed.append(die)
-                return die
-        raise FirmwareError(
-            f"cannot fit {len(self.placed) + 1} dice of {self.die:g} mm in a "
-            f"{self.width:g} x {self.depth:g} mm tray"
-        )
 
 
 def _check_values(values: Sequence[int]) -> list[int]:
@@ -250,11 +159,20 @@ class SimulatedTower(Tower):
         return self._clock() >= self._tumble_until
 
     def _throw(self, values: Sequence[int], *, cocked_ok: bool = True) -> list[Die]:
-        layout = _Layout(self._rng, self.tray_mm, self.die_mm, [])
-        for value in values:
-            cocked = cocked_ok and self._rng.random() < self._cocked_chance
-            layout.place(value, cocked=cocked, touch_chance=self._touch_chance)
-        return layout.placed
+        dice = throw(
+            self._rng,
+            values,
+            touch_chance=self._touch_chance,
+            cocked_chance=self._cocked_chance if cocked_ok else None,
+            tray_mm=self.tray_mm,
+            die_mm=self.die_mm,
+        )
+        if dice is None:
+            raise FirmwareError(
+                f"cannot fit {len(values)} dice of {self.die_mm:g} mm in a "
+                f"{self.tray_mm[0]:g} x {self.tray_mm[1]:g} mm tray"
+            )
+        return dice
 
     def shake(self) -> list[Interval]:
         """Re-throw the dice in the tray; the pulses a real coil would drive, from the start.
@@ -331,9 +249,10 @@ class SimulatedTower(Tower):
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(self._out):
             raise FirmwareError(f"cannot put back {n!r} dice: {len(self._out)} are out of the tray")
         back, self._out = self._out[:n], self._out[n:]
-        layout = _Layout(self._rng, self.tray_mm, self.die_mm, list(self._dice))
+        layout = Layout(self._rng, self.tray_mm, self.die_mm, list(self._dice))
         for value in back:
-            layout.place(value, cocked=False, touch_chance=0.0)
+            if layout.place(value, cocked=False, touch_chance=0.0) is None:
+                raise FirmwareError(layout.no_room())
         self._dice = layout.placed
 
     def force_off(self) -> None:
