@@ -23,6 +23,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from server.controller import TableError
+from server.nesting import BODY_NESTING, nesting_depth, too_deep
 from server.service import TableService
 from zilch import IllegalAction
 from zilch.names import NAME_RULE, name_key, name_problem, normalize_name
@@ -139,8 +140,12 @@ def body(allowed: tuple[str, ...]) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise BadBody(too_deep("the request body", BODY_NESTING)) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadBody(f"the request body is not valid JSON ({exc})") from None
+    if nesting_depth(data) > BODY_NESTING:
+        raise BadBody(too_deep("the request body", BODY_NESTING))
     if not isinstance(data, dict):
         raise BadBody('the request body must be a JSON object, such as {"keep": [1, 5]}')
     unknown = sorted(set(data) - set(allowed))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from server.errors import ConfigError
+from server.nesting import CONFIG_NESTING, nesting_depth, too_deep
 from zilch import RuleSet, ZilchError, find_preset
 from zilch.names import NAME_RULE, name_problem
 
@@ -282,6 +283,10 @@ def load_config(
             raise ConfigError(f"cannot read config file {source}: {exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {source} is not valid TOML: {exc}") from None
+        except RecursionError:
+            raise ConfigError(too_deep(f"config file {source}", CONFIG_NESTING)) from None
+        if nesting_depth(raw) > CONFIG_NESTING:
+            raise ConfigError(too_deep(f"config file {source}", CONFIG_NESTING))
     values = validate(raw)
     table_rules(values)
     if ENV_PIN in env:

@@ -20,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+SQLITE_INT_MAX = 2**63 - 1  # the largest INTEGER SQLite stores; Python ints are unbounded
+
 
 def utc_now() -> str:
     """The current time as an ISO 8601 UTC string (seconds)."""
@@ -292,7 +294,9 @@ class Store:
         return entries[-limit:]
 
     def game(self, game_id: int) -> GameRow | None:
-        """One game, or None."""
+        """One game, or None (also for an id SQLite cannot hold, such as one from a URL)."""
+        if not 0 < game_id <= SQLITE_INT_MAX:
+            return None
         with self._read_lock:
             row = self._reader.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _game_row(row)

@@ -133,6 +133,10 @@ def load_calibration(path: str | Path) -> Calibration:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CalibrationError(f"calibration file {p} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise CalibrationError(
+            f"calibration file {p} nests arrays or objects too deeply (a calibration nests 3)"
+        ) from None
     try:
         return Calibration.from_json(data)
     except CalibrationError as exc:

@@ -61,6 +61,8 @@ def load_record(text: str) -> dict[str, Any]:
         raise ReplayError(
             f"not JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise ReplayError("arrays or objects nested too deeply (a game record nests 3)") from None
     if not isinstance(data, dict):
         raise ReplayError('a game record is an object {"preset", "rules", "players", "actions"}')
     return data
