@@ -185,6 +185,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "path": Key("", _text, "image file or folder for `files`"),
         "width": Key(640, _int_range(160, 4096), "frame width in pixels"),
         "height": Key(480, _int_range(120, 3072), "frame height in pixels"),
+        "lens_height_mm": Key(
+            262,
+            _number_range(50, 2000),
+            "lens height above the tray floor; the Pi camera focuses on the dice from it",
+        ),
         "calibration": Key(
             "", _text, "calibration file; empty for calibration.json in the state dir"
         ),

@@ -275,7 +275,13 @@ class FileSource(_Source):
 
 
 class OpenCVSource(_Source):
-    """A USB (V4L2) camera through OpenCV's ``VideoCapture``."""
+    """A USB (V4L2) camera through OpenCV's ``VideoCapture``.
+
+    Every ``cap.set`` is checked: OpenCV returns false when the backend
+    refuses a property, and a driver may accept one and keep its own value,
+    so each value is read back too. What the driver ignored is logged and
+    listed in ``ignored``.
+    """
 
     def __init__(
         self,
@@ -288,6 +294,7 @@ class OpenCVSource(_Source):
             raise SourceError(f"USB camera device {device!r}: use an index such as 0 or a path")
         self.name = f"USB camera {device}"
         self._size = check_size(size)
+        self.ignored: list[str] = []
         self._capture = (capture_factory or cv2.VideoCapture)(device)
         if self._capture is None or not self._capture.isOpened():
             self._closed = True
@@ -295,12 +302,23 @@ class OpenCVSource(_Source):
                 f"USB camera {device} is not available: is it plugged in, "
                 "and not held by another program?"
             )
-        self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, self._size[0])
-        self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self._size[1])
+        self._set("frame width", cv2.CAP_PROP_FRAME_WIDTH, self._size[0])
+        self._set("frame height", cv2.CAP_PROP_FRAME_HEIGHT, self._size[1])
 
     @property
     def size(self) -> tuple[int, int]:
         return self._size
+
+    def _set(self, what: str, prop: int, value: float, *, tolerance: float = 0.01) -> bool:
+        """Set one property; false (logged, kept in ``ignored``) when the driver ignored it."""
+        accepted = bool(self._capture.set(prop, value))
+        now = float(self._capture.get(prop))
+        if accepted and abs(now - value) <= tolerance * max(abs(value), 1.0):
+            return True
+        reason = "refused it" if not accepted else f"kept {now:g}"
+        log.warning("%s: the driver ignored %s = %g (%s)", self.name, what, value, reason)
+        self.ignored.append(what)
+        return False
 
     def read(self) -> Frame:
         """Grab and decode the next frame, resized to ``size`` if the camera differs."""
@@ -311,27 +329,97 @@ class OpenCVSource(_Source):
         return fit(check_frame(frame, self.name), self._size)
 
     def lock_exposure(self) -> dict[str, float]:
-        """Switch auto exposure and white balance off at their current values (V4L2)."""
+        """Switch auto exposure and white balance off at their current values (V4L2).
+
+        Returns the values asked for; a setting the driver ignored is logged
+        and named in ``ignored`` (the camera then keeps adjusting that one).
+        """
         self._check_open()
         exposure = float(self._capture.get(cv2.CAP_PROP_EXPOSURE))
         temperature = float(self._capture.get(cv2.CAP_PROP_WB_TEMPERATURE))
-        self._capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)  # V4L2: 0.25 manual, 0.75 auto
-        self._capture.set(cv2.CAP_PROP_EXPOSURE, exposure)
-        self._capture.set(cv2.CAP_PROP_AUTO_WB, 0)
-        self._capture.set(cv2.CAP_PROP_WB_TEMPERATURE, temperature)
+        # V4L2 through OpenCV: auto exposure 0.25 is manual, 0.75 is auto.
+        self._set("auto exposure off", cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+        self._set("exposure", cv2.CAP_PROP_EXPOSURE, exposure)
+        self._set("auto white balance off", cv2.CAP_PROP_AUTO_WB, 0)
+        self._set("white balance temperature", cv2.CAP_PROP_WB_TEMPERATURE, temperature)
         return {"exposure": exposure, "wb_temperature": temperature}
 
     def _release(self) -> None:
         self._capture.release()
 
 
+DEFAULT_LENS_HEIGHT_MM = 262.0
+"""The lens's height above the tray floor in the hardware guide (``lens_height``)."""
+DIE_TOP_MM = 16.0
+"""The dice's top faces, which the camera must see sharp, stand this far above the floor."""
+AF_MODE_MANUAL = 0
+"""libcamera's ``AfModeManual``: the lens stays at ``LensPosition``."""
+AE_STATE_CONVERGED = 2
+"""libcamera's ``AeStateConverged`` (0 idle, 1 searching, 2 converged)."""
+
+
+def _mode_crop(mode: Mapping[str, Any]) -> tuple[int, int]:
+    """Width and height of the sensor area a mode reads (its ``crop_limits``)."""
+    crop = mode.get("crop_limits")
+    if crop is None or len(crop) != 4:
+        size = mode["size"]
+        return int(size[0]), int(size[1])
+    return int(crop[2]), int(crop[3])
+
+
+def full_field_mode(
+    modes: Sequence[Mapping[str, Any]], size: tuple[int, int]
+) -> Mapping[str, Any] | None:
+    """The smallest sensor mode that reads the whole field and holds ``size``.
+
+    Full-field modes read the widest area of all modes (binned, not cropped).
+    Among them the smallest that covers ``size`` in both directions is
+    taken, else the largest; ``None`` when the camera lists no modes.
+    """
+    if not modes:
+        return None
+    widest = max(_mode_crop(m)[0] * _mode_crop(m)[1] for m in modes)
+    full = [m for m in modes if _mode_crop(m)[0] * _mode_crop(m)[1] == widest]
+    full.sort(key=lambda m: (int(m["size"][0]) * int(m["size"][1]), -int(m.get("bit_depth", 0))))
+    for mode in full:
+        if mode["size"][0] >= size[0] and mode["size"][1] >= size[1]:
+            return mode
+    return full[-1]
+
+
+def same_aspect_size(size: tuple[int, int], aspect: float) -> tuple[int, int]:
+    """The smallest even size of ``aspect`` (width / height) that holds ``size``."""
+    width, height = size
+    if width / height < aspect:
+        width = round(height * aspect)
+    else:
+        height = round(width / aspect)
+    return width + width % 2, height + height % 2
+
+
+def lens_dioptres(lens_height_mm: float) -> float:
+    """``LensPosition`` (dioptres, 1 / metres) that focuses on the dice's top faces."""
+    return 1000.0 / (lens_height_mm - DIE_TOP_MM)
+
+
 class Picamera2Source(_Source):
     """The Raspberry Pi camera through picamera2 (imported only when constructed).
 
-    After starting, it lets automatic exposure and white balance settle (until
-    libcamera reports ``AeLocked`` or the values stop changing, at most
-    ``settle_frames`` frames), then fixes them at the measured values so that
-    every frame of a game is exposed alike.
+    The sensor runs in a mode that reads its whole field (binned), and the
+    main stream has that mode's aspect, so the frame is the whole view
+    without a crop: ``size`` can be wider than asked (``1296x972`` becomes
+    ``1728x972`` on the 16:9 Camera Module 3). Left alone, libcamera picks
+    the mode nearest the main size, which on the Camera Module 3 is a
+    centre crop for any size under 1536x864 and reads only the middle of
+    the tray.
+
+    A lens with autofocus is set to manual focus on the dice at
+    ``lens_height_mm`` above the floor; a camera without focus control is
+    left as it is. After starting, it skips ``skip_frames`` frames, then
+    waits until libcamera reports ``AeState`` converged (where it reports
+    it) and exposure and colour gains have stayed within 2% over
+    ``stable_frames`` frames (at most ``settle_frames`` frames), then fixes
+    them at the measured values so every frame of a game is exposed alike.
     """
 
     name = "Pi camera"
@@ -344,11 +432,26 @@ class Picamera2Source(_Source):
         camera_num: int = 0,
         settle_frames: int = 45,
         lock: bool = True,
+        lens_height_mm: float = DEFAULT_LENS_HEIGHT_MM,
+        skip_frames: int = 4,
+        stable_frames: int = 6,
     ) -> None:
         self._size = check_size(size)
         if not 1 <= settle_frames <= 600:
             raise SourceError(f"settle_frames={settle_frames}: use 1..600 frames")
+        if not 0 <= skip_frames < settle_frames or not 2 <= stable_frames <= settle_frames:
+            raise SourceError(
+                f"skip_frames={skip_frames}, stable_frames={stable_frames}: skip fewer frames "
+                f"than settle_frames ({settle_frames}) and compare 2..{settle_frames} frames"
+            )
+        if not 50 <= lens_height_mm <= 2000:
+            raise SourceError(f"lens height {lens_height_mm:g} mm: use 50..2000 mm")
         self.settle_frames = settle_frames
+        self.skip_frames = skip_frames
+        self.stable_frames = stable_frames
+        self.lens_height_mm = float(lens_height_mm)
+        self.sensor_mode: dict[str, Any] = {}
+        self.focus: dict[str, Any] = {}
         try:
             picamera2 = importlib.import_module("picamera2")
         except ImportError:
@@ -363,11 +466,9 @@ class Picamera2Source(_Source):
             raise CameraNotFound(f"Pi camera {camera_num} is not available: {error}") from None
         self.controls: dict[str, Any] = {}
         try:
-            config = self._camera.create_video_configuration(
-                main={"size": self._size, "format": "RGB888"}  # numpy array in BGR order
-            )
-            self._camera.configure(config)
+            self._configure()
             self._camera.start()
+            self._focus()
             if lock:
                 self.lock_exposure()
         except SourceError:
@@ -381,18 +482,60 @@ class Picamera2Source(_Source):
     def size(self) -> tuple[int, int]:
         return self._size
 
+    def _configure(self) -> None:
+        """A full-field sensor mode and a main stream of its aspect."""
+        mode = full_field_mode(list(self._camera.sensor_modes), self._size)
+        if mode is None:
+            log.warning("Pi camera lists no sensor modes; libcamera picks one (may crop)")
+            config = self._camera.create_video_configuration(
+                main={"size": self._size, "format": "RGB888"}  # numpy array in BGR order
+            )
+        else:
+            width, height = (int(v) for v in mode["size"])
+            self._size = same_aspect_size(self._size, width / height)
+            sensor = {"output_size": (width, height), "bit_depth": int(mode["bit_depth"])}
+            config = self._camera.create_video_configuration(
+                main={"size": self._size, "format": "RGB888"}, sensor=sensor
+            )
+        self._camera.configure(config)
+        chosen = dict(self._camera.camera_config.get("sensor") or {})
+        self.sensor_mode = chosen
+        if mode is not None and tuple(chosen.get("output_size", ())) != tuple(mode["size"]):
+            raise SourceError(
+                f"Pi camera ran sensor mode {chosen.get('output_size')} instead of the "
+                f"full-field {tuple(mode['size'])}; the tray would be cropped"
+            )
+        log.info("Pi camera: sensor mode %s, frames %dx%d", chosen, *self._size)
+
+    def _focus(self) -> None:
+        """Manual focus on the dice where the lens can focus; nothing where it cannot."""
+        available = self._camera.camera_controls
+        if "LensPosition" not in available or "AfMode" not in available:
+            log.info("Pi camera has no focus control; its focus is fixed")
+            return
+        dioptres = lens_dioptres(self.lens_height_mm)
+        low, high = (float(v) for v in available["LensPosition"][:2])
+        if not low <= dioptres <= high:
+            log.warning(
+                "Pi camera: focus at %.0f mm needs %.2f dioptres, outside the lens's %g..%g",
+                self.lens_height_mm - DIE_TOP_MM, dioptres, low, high,
+            )  # fmt: skip
+            dioptres = min(max(dioptres, low), high)
+        self.focus = {"AfMode": AF_MODE_MANUAL, "LensPosition": dioptres}
+        self._camera.set_controls(dict(self.focus))
+
     def _settle(self) -> dict[str, Any]:
-        """Metadata once automatic exposure and white balance have converged."""
-        previous: dict[str, Any] | None = None
+        """Metadata once exposure and white balance have converged and held still."""
+        recent: list[dict[str, Any]] = []
         metadata: dict[str, Any] = {}
-        for _ in range(self.settle_frames):
+        for frame in range(self.settle_frames):
             metadata = dict(self._camera.capture_metadata())
-            if metadata.get("AeLocked") is True:
+            if frame < self.skip_frames:
+                continue  # the first frames still carry the start-up exposure
+            recent = [*recent, {key: metadata.get(key) for key in self.LOCKED}]
+            recent = recent[-self.stable_frames :]
+            if _converged(metadata) and len(recent) == self.stable_frames and _stable(recent):
                 break
-            values = {key: metadata.get(key) for key in self.LOCKED}
-            if previous is not None and _close_enough(previous, values):
-                break
-            previous = values
         else:
             log.warning("Pi camera exposure still moving after %d frames", self.settle_frames)
         return metadata
@@ -426,9 +569,26 @@ class Picamera2Source(_Source):
             self._camera.close()
 
 
+def _converged(metadata: Mapping[str, Any]) -> bool:
+    """libcamera's own word where it gives one: ``AeState`` (or the older ``AeLocked``)."""
+    if "AeState" in metadata:
+        return bool(metadata["AeState"] == AE_STATE_CONVERGED)
+    if "AeLocked" in metadata:
+        return metadata["AeLocked"] is True
+    return True  # no state reported: the values' stability decides
+
+
+def _stable(readings: Sequence[Mapping[str, Any]], tolerance: float = 0.02) -> bool:
+    """Every reading within ``tolerance`` (relative) of the last, in every value."""
+    last = readings[-1]
+    return all(_close_enough(last, other, tolerance) for other in readings[:-1])
+
+
 def _close_enough(a: Mapping[str, Any], b: Mapping[str, Any], tolerance: float = 0.02) -> bool:
     """Two metadata readings differ by at most ``tolerance`` (relative) in every value."""
     for key in a:
+        if a[key] is None or b[key] is None:
+            return False
         x, y = np.asarray(a[key], dtype=float), np.asarray(b[key], dtype=float)
         if x.shape != y.shape or np.any(np.abs(x - y) > tolerance * np.maximum(np.abs(x), 1e-9)):
             return False
@@ -497,6 +657,7 @@ def open_source(
     seed: int = 0,
     style: RenderStyle | str | None = None,
     tray_provider: Callable[[], Sequence[Mapping[str, Any]]] | None = None,
+    lens_height_mm: float = DEFAULT_LENS_HEIGHT_MM,
     **ignored: Any,
 ) -> FrameSource:
     """Build a frame source from configuration values (``[camera]`` of the config file).
@@ -524,7 +685,7 @@ def open_source(
     if kind == "sim":
         return RendererSource(tray_provider or _still_tray(seed), size, seed, style)
     if kind == "picamera2":
-        return Picamera2Source(size)
+        return Picamera2Source(size, lens_height_mm=lens_height_mm)
     return OpenCVSource(device, size)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import threading
 import time
-import types
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from vision.sources import (
     ImageFileError,
     NoMoreFrames,
     OpenCVSource,
-    Picamera2Source,
     RendererSource,
     SharedCamera,
     SourceClosed,
@@ -228,149 +226,6 @@ def test_usb_camera_locks_exposure_at_its_current_value() -> None:
 def test_unopened_capture_is_camera_not_found() -> None:
     with pytest.raises(CameraNotFound):
         OpenCVSource(2, capture_factory=lambda device: FakeCapture(opened=False))
-
-
-# --- Pi camera (picamera2 faked) --------------------------------------------------------------
-
-
-def fake_picamera2(
-    steps: list[dict[str, Any]], log: list[Any], fail: bool = False, broken: str = ""
-) -> Any:
-    """A stand-in ``picamera2`` module whose exposure converges over ``steps``."""
-
-    class Picamera2:
-        def __init__(self, camera_num: int = 0) -> None:
-            if fail:
-                raise IndexError("list index out of range")
-            log.append(("open", camera_num))
-
-        def create_video_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
-            log.append(("config", main))
-            return {"main": main}
-
-        def configure(self, config: dict[str, Any]) -> None:
-            log.append(("configure", config))
-
-        def start(self) -> None:
-            if broken == "start":
-                raise RuntimeError("Failed to start camera: Device or resource busy")
-            log.append(("start",))
-
-        def capture_metadata(self) -> dict[str, Any]:
-            step = steps.pop(0) if len(steps) > 1 else steps[0]
-            log.append(("metadata", step))
-            return dict(step)
-
-        def set_controls(self, controls: dict[str, Any]) -> None:
-            log.append(("set_controls", controls))
-
-        def capture_array(self, stream: str = "main") -> np.ndarray:
-            if broken == "capture":
-                raise RuntimeError("Camera frontend has timed out!")
-            log.append(("capture", stream))
-            return solid(40, (640, 480))
-
-        def stop(self) -> None:
-            log.append(("stop",))
-
-        def close(self) -> None:
-            log.append(("close",))
-
-    return types.SimpleNamespace(Picamera2=Picamera2)
-
-
-def meta(exposure: int, gain: float, colour: tuple[float, float]) -> dict[str, Any]:
-    return {"ExposureTime": exposure, "AnalogueGain": gain, "ColourGains": colour}
-
-
-def test_picamera2_settles_then_locks_exposure(monkeypatch: pytest.MonkeyPatch) -> None:
-    steps = [
-        meta(30000, 8.0, (1.2, 2.4)),
-        meta(16000, 4.0, (1.6, 2.0)),
-        meta(12100, 2.9, (1.8, 1.7)),
-        meta(12000, 2.9, (1.8, 1.7)),
-        meta(5000, 1.0, (1.0, 1.0)),  # never reached: already settled
-    ]
-    log: list[Any] = []
-    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2(steps, log))
-    with Picamera2Source((640, 480)) as camera:
-        frame = camera.read()
-    names = [entry[0] for entry in log]
-    assert names[:4] == ["open", "config", "configure", "start"]
-    assert log[1][1] == {"size": (640, 480), "format": "RGB888"}
-    assert names[4:8] == ["metadata"] * 4
-    assert log[8] == (
-        "set_controls",
-        {
-            "AeEnable": False,
-            "AwbEnable": False,
-            "ExposureTime": 12000,
-            "AnalogueGain": 2.9,
-            "ColourGains": (1.8, 1.7),
-        },
-    )
-    assert names[9:] == ["capture", "stop", "close"]
-    assert frame.shape == (480, 640, 3)
-
-
-def test_picamera2_stops_settling_when_libcamera_reports_lock(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    steps = [meta(30000, 8.0, (1.2, 2.4)), meta(20000, 5.0, (1.5, 2.0)) | {"AeLocked": True}]
-    log: list[Any] = []
-    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2(steps, log))
-    camera = Picamera2Source((640, 480))
-    assert camera.controls["ExposureTime"] == 20000
-    assert [e[0] for e in log].count("metadata") == 2
-    camera.close()
-
-
-def test_picamera2_gives_up_settling_after_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    steps = [meta(1000 * k, 1.0 + k, (1.0, 1.0)) for k in range(1, 30)]
-    log: list[Any] = []
-    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2(steps, log))
-    camera = Picamera2Source((640, 480), settle_frames=5)
-    assert [e[0] for e in log].count("metadata") == 5
-    assert camera.controls["ExposureTime"] == 5000
-    camera.close()
-
-
-def test_picamera2_absent_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "picamera2", None)  # import raises ImportError
-    with pytest.raises(CameraNotFound, match="picamera2 is not installed"):
-        Picamera2Source()
-
-
-def test_picamera2_without_a_camera(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2([{}], [], fail=True))
-    with pytest.raises(CameraNotFound, match="Pi camera 0 is not available"):
-        Picamera2Source()
-
-
-def test_picamera2_metadata_without_exposure_closes_the_camera(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    log: list[Any] = []
-    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2([{"Lux": 300.0}], log))
-    with pytest.raises(SourceError, match="lacks ExposureTime"):
-        Picamera2Source(settle_frames=3)
-    assert log[-2:] == [("stop",), ("close",)]
-
-
-def test_picamera2_busy_camera_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    log: list[Any] = []
-    module = fake_picamera2([meta(1, 1.0, (1.0, 1.0))], log, broken="start")
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    with pytest.raises(SourceError, match="Pi camera 0 cannot start: Failed to start camera"):
-        Picamera2Source()
-    assert log[-2:] == [("stop",), ("close",)]
-
-
-def test_picamera2_capture_failure_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = fake_picamera2([meta(1, 1.0, (1.0, 1.0))], [], broken="capture")
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    with Picamera2Source() as camera, pytest.raises(SourceError, match="returned no frame"):
-        camera.read()
 
 
 # --- shared camera ----------------------------------------------------------------------------
