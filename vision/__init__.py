@@ -2,6 +2,15 @@
 
 from vision.annotate import annotate
 from vision.calibration import Calibration, CalibrationError, calibrate, load_calibration
+from vision.profile import (
+    DiceProfile,
+    ProfileError,
+    TeachingExample,
+    example_from_frame,
+    examples_from_reading,
+    fit_profile,
+    load_profile,
+)
 from vision.reader import MIN_CONFIDENCE, read_dice
 from vision.reading import Die, Reading
 from vision.render import DIE_MM, TRAY_MM, RenderError, RenderStyle, random_scene, render_tray
@@ -25,11 +34,13 @@ __all__ = [
     "Calibration",
     "CalibrationError",
     "CameraNotFound",
+    "DiceProfile",
     "Die",
     "FileSource",
     "FrameSource",
     "OpenCVSource",
     "Picamera2Source",
+    "ProfileError",
     "Reading",
     "RenderError",
     "RenderStyle",
@@ -38,9 +49,14 @@ __all__ = [
     "SettleError",
     "SharedCamera",
     "SourceError",
+    "TeachingExample",
     "annotate",
     "calibrate",
+    "example_from_frame",
+    "examples_from_reading",
+    "fit_profile",
     "load_calibration",
+    "load_profile",
     "open_source",
     "random_scene",
     "read_dice",

@@ -17,6 +17,7 @@ from vision.classify import face_patch, load_classifier
 from vision.detect import Detection, load_detector, load_face_reader
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
+from vision.profile import DiceProfile
 from vision.reading import Die, Reading, check_frame
 from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions, square_region
 
@@ -110,9 +111,12 @@ def _looks_tilted(found: Found, side: float) -> bool:
     return not found.near_view and _tilted(found.region, side)
 
 
-def _die(found: Found, side: float, probs: np.ndarray | None) -> Die:
-    """The die as reported: value and confidence from the pips, checked by the classifier."""
-    value, conf = fuse(found.count.value, confidence(found.count), probs)
+def _die(
+    found: Found, side: float, probs: np.ndarray | None, taught: np.ndarray | None = None
+) -> Die:
+    """The die as reported: value and confidence from the pips, checked by the dice profile
+    where it is sure, else by the classifier."""
+    value, conf = fuse_taught(found.count.value, confidence(found.count), probs, taught)
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
     if _looks_tilted(found, side):
@@ -137,6 +141,34 @@ def fuse(value: int, conf: float, probs: np.ndarray | None) -> tuple[int, float]
     if conf < MIN_CONFIDENCE:
         return best, p_best * (1.0 - conf) * 0.5
     return value, conf * (1.0 - p_best)
+
+
+PROFILE_SURE = 0.9  # the profile's probability from which it agrees or disagrees
+PROFILE_GAIN = 0.8  # share of the remaining doubt an agreeing profile removes
+PROFILE_CAP = 0.45  # confidence at most, when a sure profile reads another value
+
+
+def fuse_taught(
+    value: int, conf: float, probs: np.ndarray | None, taught: np.ndarray | None
+) -> tuple[int, float]:
+    """:func:`fuse` with the dice profile's probabilities ``taught`` (None: no profile).
+
+    A profile sure of the counted value raises the confidence and overrules the generic
+    classifier (it knows these dice, their glints and finish); a profile sure of another
+    value keeps the die below the threshold, taking its value when the count is doubtful;
+    an unsure profile leaves the classifier's verdict.
+    """
+    if taught is None:
+        return fuse(value, conf, probs)
+    best = int(np.argmax(taught)) + 1
+    p_best = float(taught[best - 1])
+    if p_best < PROFILE_SURE:
+        return fuse(value, conf, probs)
+    if best == value:
+        return value, conf + (1.0 - conf) * PROFILE_GAIN * p_best
+    if conf < MIN_CONFIDENCE:
+        return best, min(PROFILE_CAP, p_best * (1.0 - conf) * 0.5)
+    return value, min(conf, PROFILE_CAP) * (1.0 - p_best)
 
 
 def _where(die: Die) -> str:
@@ -264,6 +296,15 @@ def second_opinions(image: np.ndarray, found: list[Found], side: float) -> list[
     return list(model.probabilities(patches))
 
 
+def taught_opinions(
+    image: np.ndarray, found: list[Found], side: float, profile: DiceProfile | None
+) -> list[np.ndarray | None]:
+    """The dice profile's probabilities for each candidate (None each without a profile)."""
+    if profile is None or not found:
+        return [None] * len(found)
+    return list(profile.read(image, [(f.centre, side) for f in found]))
+
+
 DETECTED = 0.3  # the detector's centre score from which a die is reported
 SURE_CENTRE = 0.6  # ... and from which its presence adds no doubt
 NO_FACE = 0.5  # the face reader's "no face" probability from which a die is doubted
@@ -272,7 +313,7 @@ DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
 
 
 def detected_die(
-    image: np.ndarray, d: Detection, face: np.ndarray | None
+    image: np.ndarray, d: Detection, face: np.ndarray | None, taught: np.ndarray | None = None
 ) -> tuple[Die, bool, bool]:
     """A die the detector found, read by the face reader and checked by the detector and pips.
 
@@ -293,15 +334,30 @@ def detected_die(
         conf += (1.0 - conf) * AGREE_GAIN * pips
     elif pips >= MIN_CONFIDENCE:
         conf *= 1.0 - pips
+    if taught is not None and float(taught.max()) >= PROFILE_SURE:
+        known = int(np.argmax(taught)) + 1
+        if known == value:
+            conf += (1.0 - conf) * PROFILE_GAIN * float(taught[known - 1])
+        else:  # the taught set reads another face: the two readers' product decides
+            value = int(np.argmax(probs[1:] * taught)) + 1
+            conf = min(conf, DISAGREE_CAP)
     cocked = max(float(d.probs[0]), float(probs[0])) >= COCKED
     absent = face is not None and float(face[0]) >= NO_FACE and d.score < SURE_CENTRE
     die = Die(value=value, center=d.centre, box=d.box, confidence=float(np.clip(conf, 0.0, 1.0)))
     return die, cocked, absent
 
 
-def read_detected(image: np.ndarray, detections: list[Detection], want: int | None) -> Reading:
+def read_detected(
+    image: np.ndarray,
+    detections: list[Detection],
+    want: int | None,
+    profile: DiceProfile | None = None,
+) -> Reading:
     """The reading made of the detector's dice (frames without a calibration)."""
     kept = [d for d in detections if d.score >= DETECTED]
+    taught: list[np.ndarray | None] = [None] * len(kept)
+    if profile is not None and kept:
+        taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
     faces = load_face_reader()
     if faces is None:
         face_probs: list[np.ndarray | None] = [None] * len(kept)
@@ -309,8 +365,8 @@ def read_detected(image: np.ndarray, detections: list[Detection], want: int | No
         face_probs = list(faces.probabilities(image, [(d.centre, d.side) for d in kept]))
     dice: list[Die] = []
     tilted: list[Die] = []
-    for d, face in zip(kept, face_probs, strict=True):
-        die, cocked, absent = detected_die(image, d, face)
+    for d, face, known in zip(kept, face_probs, taught, strict=True):
+        die, cocked, absent = detected_die(image, d, face, known)
         if absent:
             continue
         if cocked:
@@ -323,21 +379,28 @@ def read_detected(image: np.ndarray, detections: list[Detection], want: int | No
 
 
 def read_dice(
-    frame: np.ndarray, calibration: Calibration | None = None, expected: int | None = None
+    frame: np.ndarray,
+    calibration: Calibration | None = None,
+    expected: int | None = None,
+    profile: DiceProfile | None = None,
 ) -> Reading:
     """Read the dice in a BGR uint8 ``frame``; works without ``calibration``, better with one.
 
     Without a calibration the learned detector finds the dice, where it ships; with one (or
     without the detector) dice are found by their colour against the background.
     ``expected`` is the number of dice that should be in the tray (a different count is not ok).
-    Raises ``ValueError`` for a frame that is not an image.
+    ``profile`` is the tower's taught dice set (see :mod:`vision.profile`).
+    Raises ``ValueError`` for a frame that is not an image, ``CalibrationError`` or
+    ``ProfileError`` for a calibration or profile made for another frame or calibration.
     """
     image = check_frame(frame)
     want = _check_expected(expected)
+    if profile is not None:
+        profile.check_for(calibration, (image.shape[1], image.shape[0]))
     if calibration is not None:
         calibration.check_frame_size(image)
     elif (detector := load_detector()) is not None:
-        return read_detected(image, detector.detect(image), want)
+        return read_detected(image, detector.detect(image), want, profile)
     found, side = locate(image, calibration)
     if side is None:
         return Reading((), False, "no dice found")
@@ -346,8 +409,10 @@ def read_dice(
     readable = agreed_near_views([f for f in found if f.count.value <= 6], side, middle)
     dice: list[Die] = []
     tilted: list[Die] = []
-    for f, probs in zip(readable, second_opinions(image, readable, side), strict=True):
-        die = _die(f, side, probs)
+    taught = taught_opinions(image, readable, side, profile)
+    opinions = second_opinions(image, readable, side)
+    for f, probs, known in zip(readable, opinions, taught, strict=True):
+        die = _die(f, side, probs, known)
         if _looks_tilted(f, side):
             tilted.append(die)
         dice.append(die)

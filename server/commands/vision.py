@@ -19,8 +19,18 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--calibration", metavar="FILE", help="calibration file")
     p.add_argument("--expected", type=int, metavar="N", help="dice that should be in each image")
     p.add_argument("--annotate", metavar="DIR", help="also write annotated copies into DIR")
+    p.add_argument("--profile", metavar="FILE", help="dice profile made by teach")
     p.add_argument("--json", action="store_true", help="print JSON, one object per image")
     p.set_defaults(func=run_read)
+
+    p = sub.add_parser("teach", help="learn a dice set from labelled frames")
+    p.add_argument("labels", metavar="LABELS.jsonl", help="labels, image paths relative to it")
+    p.add_argument("--out", required=True, metavar="PROFILE", help="profile file to write")
+    p.add_argument(
+        "--calibration", metavar="FILE", help="the calibration the frames were taken with"
+    )
+    p.add_argument("--json", action="store_true", help="print what was learned as JSON")
+    p.set_defaults(func=run_teach)
 
     p = sub.add_parser("calibrate", help="make a calibration file for the camera")
     p.add_argument(
@@ -67,14 +77,16 @@ def load_image(path: str) -> np.ndarray:
 def run_read(args: argparse.Namespace) -> int:
     """Read every image; all files are checked before anything is printed."""
     from vision import annotate, load_calibration, read_dice
+    from vision.profile import load_profile
 
     calibration = load_calibration(args.calibration) if args.calibration else None
+    profile = load_profile(args.profile, calibration) if args.profile else None
     frames = [(path, load_image(path)) for path in args.images]
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     for path, frame in frames:
-        reading = read_dice(frame, calibration, expected=args.expected)
+        reading = read_dice(frame, calibration, expected=args.expected, profile=profile)
         if out_dir is not None:
             cv2.imwrite(str(out_dir / (Path(path).stem + ".png")), annotate(frame, reading))
         if args.json:
@@ -83,6 +95,26 @@ def run_read(args: argparse.Namespace) -> int:
             values = " ".join(str(v) for v in reading.values) or "-"
             status = "ok" if reading.ok else f"NOT OK: {reading.reason}"
             print(f"{path}: {values} ({status})")
+    return 0
+
+
+def run_teach(args: argparse.Namespace) -> int:
+    """Learn a dice profile from a labels file and write it."""
+    from vision import load_calibration
+    from vision.teach import teach
+
+    cv2.setNumThreads(1)
+    calibration = load_calibration(args.calibration) if args.calibration else None
+    taught = teach(args.labels, calibration)
+    taught.profile.save(args.out)
+    if args.json:
+        print_json({"out": args.out, **taught.to_json()})
+    else:
+        counts = ", ".join(f"{v + 1}: {n}" for v, n in enumerate(taught.profile.counts))
+        print(
+            f"taught {taught.dice} dice from {taught.images} images ({counts}); "
+            f"{taught.profile.cv_accuracy:.1%} right on held-back examples -> {args.out}"
+        )
     return 0
 
 
