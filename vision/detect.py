@@ -128,11 +128,28 @@ class _Network:
     """An ONNX network behind OpenCV's dnn module; one forward pass at a time."""
 
     def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise ValueError(f"model file {path} does not exist")
         try:
             self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise ValueError(f"{path} is not a readable ONNX model: {exc.msg.strip()}") from None
+        except cv2.error:
+            raise ValueError(
+                f"{path} is not a readable ONNX model (OpenCV cannot parse it); "
+                "reinstall the package or retrain it"
+            ) from None
         self._lock = threading.Lock()
+        self.path = path
+
+    def _probe(self, shape: tuple[int, ...], what: str) -> np.ndarray:
+        """Run the network once on zeros; a model that fails or answers oddly is refused."""
+        try:
+            out = self.raw(np.zeros(shape, np.float32))
+        except cv2.error:
+            side = "x".join(str(v) for v in shape)
+            raise ValueError(f"{self.path} does not run on a {side} input; not {what}") from None
+        if not np.isfinite(out).all():
+            raise ValueError(f"{self.path} answers with numbers that are not finite")
+        return out
 
     def raw(self, blob: np.ndarray) -> np.ndarray:
         """The network's output for an input blob."""
@@ -147,6 +164,13 @@ class Detector(_Network):
 
     def __init__(self, path: Path = DETECTOR_FILE) -> None:
         super().__init__(path)
+        out = self._probe((1, 3, 64, 64), "a dice detector")
+        want = (1, OUTPUTS, 64 // STRIDE, 64 // STRIDE)
+        if out.shape != want:
+            raise ValueError(
+                f"{path} answers a 64 x 64 frame with shape {out.shape}, not a dice "
+                f"detector's {want}"
+            )
 
     def detect(self, image: np.ndarray, threshold: float = 0.2) -> list[Detection]:
         """The dice in a checked BGR frame, surest first."""
@@ -190,6 +214,14 @@ class FaceReader(_Network):
     def __init__(self, path: Path = FACES_FILE) -> None:
         super().__init__(path)
         self.crop_px = _crop_px(path.with_suffix(".json"))
+        if not path.with_suffix(".json").is_file():
+            return  # an older model without its description: read at CROP_PX, unprobed
+        out = self._probe((1, 3, self.crop_px, self.crop_px), "a face reader")
+        if out.shape != (1, CLASSES):
+            raise ValueError(
+                f"{path} answers a {self.crop_px} px crop with shape {out.shape}, not a face "
+                f"reader's (1, {CLASSES}); is crop_px in its JSON right?"
+            )
 
     def probabilities(
         self, image: np.ndarray, dice: list[tuple[tuple[float, float], float]]

@@ -63,38 +63,58 @@ def register(sub: Subparsers) -> None:
 
 
 def load_image(path: str) -> np.ndarray:
-    """Read an image file as BGR; ``UserError`` names a missing or undecodable file."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"image {path} does not exist")
-    data = np.fromfile(p, np.uint8)
-    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if frame is None:
-        raise UserError(f"image {path} is not a readable image (JPEG, PNG, ...)")
-    return frame
+    """Read an image file as BGR; ``UserError`` names a missing, undecodable or huge file."""
+    from vision.imagefile import ImageFileError, load_image_file
+
+    try:
+        return load_image_file(path)
+    except ImageFileError as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_image(path: str) -> None:
+    """Refuse a missing file, one that is not an image, or one over the pixel limit.
+
+    Only the header is looked at: the frame is decoded when its turn comes.
+    """
+    from vision.imagefile import ImageFileError, checked_size, read_file
+
+    try:
+        checked_size(read_file(path), path)
+    except ImageFileError as exc:
+        raise UserError(str(exc)) from None
 
 
 def run_read(args: argparse.Namespace) -> int:
-    """Read every image; all files are checked before anything is printed."""
+    """Read the images one at a time: decode one, read it, print it, drop it.
+
+    Every file is checked first (it exists, its header names an image within the pixel
+    limit), so a wrong path or a huge image stops the command before anything is printed.
+    """
     from vision import annotate, load_calibration, read_dice
     from vision.profile import load_profile
 
+    cv2.setNumThreads(1)  # as vision-bench: one core per frame, the figures quoted in docs
     calibration = load_calibration(args.calibration) if args.calibration else None
     profile = load_profile(args.profile, calibration) if args.profile else None
-    frames = [(path, load_image(path)) for path in args.images]
+    for path in args.images:
+        check_image(path)
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    for path, frame in frames:
+    for path in args.images:
+        frame = load_image(path)
         reading = read_dice(frame, calibration, expected=args.expected, profile=profile)
         if out_dir is not None:
             cv2.imwrite(str(out_dir / (Path(path).stem + ".png")), annotate(frame, reading))
+        del frame
         if args.json:
             print_json({"image": path, **reading.to_json()})
         else:
             values = " ".join(str(v) for v in reading.values) or "-"
             status = "ok" if reading.ok else f"NOT OK: {reading.reason}"
             print(f"{path}: {values} ({status})")
+        sys.stdout.flush()
     return 0
 
 
