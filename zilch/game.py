@@ -1,7 +1,8 @@
 """Turn and game: dice come from outside, the rule set decides everything else.
 
 Each action (:meth:`Game.roll`, :meth:`~Game.keep`, :meth:`~Game.bank`,
-:meth:`~Game.skip`, :meth:`~Game.join`, :meth:`~Game.challenge`) is checked
+:meth:`~Game.skip`, :meth:`~Game.join`, :meth:`~Game.challenge`,
+:meth:`~Game.correct`) is checked
 against the current state, builds a new immutable :class:`GameState` and
 returns the events it caused; an illegal action raises a
 :class:`~zilch.errors.ZilchError` subclass and changes nothing.
@@ -9,7 +10,9 @@ returns the events it caused; an illegal action raises a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from zilch.errors import GameOver, IllegalAction, InvalidPlayer
@@ -18,23 +21,37 @@ from zilch.rules import RuleSet
 from zilch.scoring import SetAside, check_dice, counts_of, scoring_table
 from zilch.state import Event, GameState, PlayerState, TurnState
 from zilch.steps import (
+    Outcome,
     Step,
     bank,
     bank_refusal,
+    corrected,
     dice_text,
     end_turn,
-    forgive,
+    land,
     names_text,
-    nothing,
     refresh,
     set_aside,
     start_turn,
-    zilch,
 )
 
 __all__ = ["ACTIONS", "Event", "Game", "GameState", "PlayerState", "TurnState"]
 
-ACTIONS = ("roll", "keep", "bank", "skip", "join", "challenge")
+ACTIONS = ("roll", "keep", "bank", "skip", "join", "challenge", "correct")
+
+
+@dataclass(frozen=True)
+class Landing:
+    """The latest roll while a person may still correct it.
+
+    ``before`` is the state the roll was taken in, ``dice`` what it showed
+    (sorted) and ``outcome`` what it led to: a set-aside to choose, or a
+    zilch, "nothing" or forgiveness resolved at once.
+    """
+
+    before: GameState
+    dice: tuple[int, ...]
+    outcome: Outcome
 
 
 class Game:
@@ -73,6 +90,7 @@ class Game:
         self._state = step.state
         self._journal: list[Event] = list(step.events)
         self._actions: list[dict[str, Any]] = []
+        self._landed: Landing | None = None
 
     @property
     def state(self) -> GameState:
@@ -118,7 +136,27 @@ class Game:
                 kinds.append("challenge")
         if self._join_refusal() is None:
             kinds.append("join")
+        if isinstance(self._landing(), Landing):
+            kinds.append("correct")
         return tuple(kinds)
+
+    def correctable(self) -> tuple[int, ...] | None:
+        """The dice of the roll a correction would replace (sorted), or None when there is none.
+
+        While the roll waits for a set-aside this is ``state.turn.roll``; after a
+        zilch, "nothing" or forgiveness it is the roll that led there.
+        """
+        if self._state.finished:
+            return None
+        landing = self._landing()
+        return landing.dice if isinstance(landing, Landing) else None
+
+    def correct_refusal(self) -> str | None:
+        """Why the current roll cannot be corrected now (a sentence), or None."""
+        if self._state.finished:
+            return f"the game is over; winners: {names_text(self._state.winners)}"
+        landing = self._landing()
+        return landing if isinstance(landing, str) else None
 
     # --- actions -----------------------------------------------------------------
 
@@ -132,21 +170,44 @@ class Game:
                 "before rolling"
             )
         dice = check_dice(values, f"{state.current}'s roll", turn.dice_left, turn.dice_left)
-        first = turn.rolls == 0
         step.emit(
             "roll", state.current, f"{state.current} rolls {dice_text(dice)}.", dice=list(dice)
         )
-        step.turn(rolls=turn.rolls + 1, roll=dice, free_roll=False)
-        step.set(started=True, phase="keep")
-        if self._table.legal(dice, counts_of(turn.pyramid)):
-            pass
-        elif len(dice) == 6 and self.rules.nothing_bonus:
-            nothing(step)
-        elif first and step.me.forgiveness > 0:
-            forgive(step)
-        else:
-            zilch(step)
-        return self._commit(step, {"roll": list(values)})
+        outcome = land(step, dice, bool(self._table.legal(dice, counts_of(turn.pyramid))))
+        return self._commit(step, {"roll": list(values)}, Landing(state, dice, outcome))
+
+    def correct(self, values: Sequence[int], by: str | None = None) -> list[Event]:
+        """A person says what the current roll's dice really show: the roll is taken again.
+
+        Legal while the latest roll waits for its set-aside, or when it was
+        resolved at once (zilch, "nothing", forgiveness) and nothing else has
+        happened since; never after the game is over. The corrected dice are
+        played exactly as if they had been rolled instead: a corrected roll
+        with no scoring die is a zilch (or "nothing", or forgiven), and a
+        zilch corrected into scoring dice is undone (streak, penalty and turn
+        restored). ``by`` names who corrected it, for the journal.
+        """
+        step = self._begin()
+        landing = self._landing()
+        if isinstance(landing, str):
+            raise IllegalAction(landing)
+        name = landing.before.current
+        if by is not None:
+            by = check_name(by)
+        n = len(landing.dice)
+        dice = check_dice(values, f"the correction of {name}'s roll", n, n)
+        if dice == landing.dice:
+            raise IllegalAction(
+                f"{name}'s roll already shows {dice_text(dice)}: nothing to correct"
+            )
+        step = Step(self.rules, landing.before)
+        corrected(step, dice, landing.dice, by, landing.outcome)
+        scores = self._table.legal(dice, counts_of(landing.before.turn.pyramid))
+        outcome = land(step, dice, bool(scores))
+        action: dict[str, Any] = {"correct": list(values)}
+        if by is not None:
+            action["by"] = by
+        return self._commit(step, action, Landing(landing.before, dice, outcome))
 
     def keep(self, values: Sequence[int]) -> list[Event]:
         """Set aside these dice of the current roll; all must score."""
@@ -226,7 +287,14 @@ class Game:
         return self._commit(step, {"challenge": victim})
 
     def apply(self, action: Mapping[str, object]) -> list[Event]:
-        """Apply one replay-record action, e.g. ``{"roll": [1, 5, 2]}`` or ``{"bank": true}``."""
+        """Apply one replay-record action, e.g. ``{"roll": [1, 5, 2]}`` or ``{"bank": true}``.
+
+        A correction may name who made it: ``{"correct": [1, 5, 2], "by": "Ann"}``.
+        """
+        if isinstance(action, Mapping) and set(action) in ({"correct"}, {"correct", "by"}):
+            values, by = action["correct"], action.get("by")
+            if isinstance(values, list) and (by is None or isinstance(by, str)):
+                return self.correct(values, by)
         if not isinstance(action, Mapping) or len(action) != 1:
             raise IllegalAction(f"an action is an object with one of {', '.join(ACTIONS)}")
         ((kind, value),) = action.items()
@@ -238,7 +306,8 @@ class Game:
             return self.join(value) if kind == "join" else self.challenge(value)
         raise IllegalAction(
             f"bad action {dict(action)!r}: use {{'roll': [dice]}}, {{'keep': [dice]}}, "
-            "{'bank': true}, {'skip': true}, {'join': name} or {'challenge': name}"
+            "{'bank': true}, {'skip': true}, {'join': name}, {'challenge': name} "
+            "or {'correct': [dice], 'by': name}"
         )
 
     # --- records -----------------------------------------------------------------
@@ -318,14 +387,41 @@ class Game:
             return f"{me.name} has already used challenge {level}"
         return None
 
+    def _landing(self) -> Landing | str:
+        """The roll a correction would replace, or why there is none (a sentence)."""
+        if self._landed is not None:
+            return self._landed
+        state, turn = self._state, self._state.turn
+        if state.finished or state.current is None:
+            return "the game is over"
+        if state.phase == "keep" and turn.roll is not None:
+            turn_before = dataclasses.replace(turn, roll=None, rolls=turn.rolls - 1)
+            before = dataclasses.replace(state, phase="roll", turn=turn_before)
+            return Landing(before, turn.roll, "keep")
+        if self._actions and "keep" in self._actions[-1]:
+            return (
+                f"{state.current} has set aside dice from the last roll; "
+                "a roll can be corrected only before any set-aside from it"
+            )
+        if turn.rolls == 0:
+            return f"{state.current} has not rolled yet this turn: there is no roll to correct"
+        return (
+            "the last roll can no longer be corrected: a correction comes before any "
+            "set-aside from the roll and before anything else happens at the table"
+        )
+
     def _begin(self) -> Step:
         if self._state.finished:
             raise GameOver(f"the game is over; winners: {names_text(self._state.winners)}")
         return Step(self.rules, self._state)
 
-    def _commit(self, step: Step, action: dict[str, Any]) -> list[Event]:
+    def _commit(
+        self, step: Step, action: dict[str, Any], landed: Landing | None = None
+    ) -> list[Event]:
+        """Keep the built state; ``landed`` is the roll that may now be corrected, if any."""
         refresh(step)
         self._state = step.state
         self._journal.extend(step.events)
         self._actions.append(action)
+        self._landed = landed
         return step.events

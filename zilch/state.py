@@ -17,6 +17,7 @@ Phase = Literal["roll", "keep", "over"]
 
 EVENT_KINDS = (
     "roll",
+    "correct",
     "set_aside",
     "free_roll",
     "zilch",

@@ -9,13 +9,16 @@ well. Every function here takes the step being built.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from zilch.rules import RuleSet
 from zilch.scoring import Breakdown
 from zilch.state import Event, GameState, PlayerState, TurnState
 
 _T = TypeVar("_T")
+
+Outcome = Literal["keep", "nothing", "forgiven", "zilch"]
+"""What a roll led to: a set-aside to choose, or one of the outcomes resolved at once."""
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
@@ -117,6 +120,53 @@ def bank_refusal(rules: RuleSet, state: GameState) -> str | None:
             f"(surpassing) and has {turn.total:,}"
         )
     return None
+
+
+def land(step: Step, dice: tuple[int, ...], scores: bool) -> Outcome:
+    """Dice that landed (rolled, or corrected by a person): a roll to keep from, or resolved.
+
+    ``scores`` says whether the roll has a legal set-aside. Without one, a
+    six-dice roll pays the "nothing" bonus where the rules have it, a turn's
+    first roll is forgiven while the player has forgiveness left, and any
+    other roll is a zilch.
+    """
+    turn = step.state.turn
+    first = turn.rolls == 0
+    step.turn(rolls=turn.rolls + 1, roll=dice, free_roll=False)
+    step.set(started=True, phase="keep")
+    if scores:
+        return "keep"
+    if len(dice) == 6 and step.rules.nothing_bonus:
+        nothing(step)
+        return "nothing"
+    if first and step.me.forgiveness > 0:
+        forgive(step)
+        return "forgiven"
+    zilch(step)
+    return "zilch"
+
+
+UNDONE = {"nothing": "the nothing bonus", "forgiven": "the forgiveness", "zilch": "the zilch"}
+
+
+def corrected(
+    step: Step, dice: tuple[int, ...], read: tuple[int, ...], by: str | None, undone: Outcome
+) -> None:
+    """Announce a correction of the current player's roll (``undone``: what the old roll led to)."""
+    name = step.state.current
+    who = f"{by} corrects {name}'s roll" if by else f"{name}'s roll is corrected"
+    text = f"{who}: {dice_text(dice)}, not {dice_text(read)}."
+    if undone != "keep":
+        text = f"{text[:-1]}; {UNDONE[undone]} is undone."
+    step.emit(
+        "correct",
+        name,
+        text,
+        dice=list(dice),
+        read=list(read),
+        by=by,
+        undone=None if undone == "keep" else undone,
+    )
 
 
 def set_aside(step: Step, kept: tuple[int, ...], split: Breakdown) -> None:

@@ -82,6 +82,9 @@ def test_twenty_players_at_the_club() -> None:
         {"join": 5},
         {"challenge": None},
         {"fly": True},
+        {"correct": "111111"},
+        {"correct": [1, 1, 1, 1, 1, 1], "by": 5},
+        {"correct": [1, 1, 1, 1, 1, 1], "who": "Ann"},
     ],
 )
 def test_malformed_actions(action: object) -> None:
@@ -271,7 +274,7 @@ def test_allowed_actions_follow_the_turn() -> None:
     game = dicenow_game()
     assert game.allowed_actions() == ("roll", "skip", "join")
     game.roll([1, 1, 1, 2, 3, 4])
-    assert game.allowed_actions() == ("keep",)
+    assert game.allowed_actions() == ("keep", "correct")
     game.keep([1, 1, 1])
     assert game.allowed_actions() == ("roll", "bank")
     game.roll([1, 2, 3])
@@ -292,3 +295,48 @@ def test_allowed_actions_with_challenges_and_joiners() -> None:
     assert game.allowed_actions() == ("roll", "skip", "challenge", "join")
     game.challenge("Ben")
     assert game.allowed_actions() == ("roll", "join")
+
+
+def test_a_correction_is_recorded_with_who_made_it() -> None:
+    game = dicenow_game()
+    game.roll([2, 2, 3, 4, 6, 6])
+    assert game.state.current == "Ben" and game.correctable() == (2, 2, 3, 4, 6, 6)
+    events = game.correct([6, 1, 3, 4, 6, 2], by="  Cat ")
+    assert [e.kind for e in events] == ["correct"]
+    assert events[0].player == "Ann"
+    assert (
+        events[0].text
+        == "Cat corrects Ann's roll: 1 2 3 4 6 6, not 2 2 3 4 6 6; the zilch is undone."
+    )
+    assert events[0].data == {
+        "dice": [1, 2, 3, 4, 6, 6],
+        "read": [2, 2, 3, 4, 6, 6],
+        "by": "Cat",
+        "undone": "zilch",
+    }
+    assert game.state.turn.roll == (1, 2, 3, 4, 6, 6) and game.correctable() == game.state.turn.roll
+    assert game.actions[-1] == {"correct": [6, 1, 3, 4, 6, 2], "by": "Cat"}
+    game.correct([1, 2, 3, 4, 5, 6])
+    assert game.actions[-1] == {"correct": [1, 2, 3, 4, 5, 6]}
+    assert game.journal[-1].text == "Ann's roll is corrected: 1 2 3 4 5 6, not 1 2 3 4 6 6."
+    saved = json.loads(json.dumps(game.to_json()))
+    assert Game.from_json(saved).to_json() == game.to_json()
+    game.keep([1, 2, 3, 4, 5, 6])
+    assert game.correctable() is None
+    assert "before any set-aside" in (game.correct_refusal() or "")
+
+
+def test_a_correction_needs_a_roll_and_a_running_game() -> None:
+    game = dicenow_game()
+    assert game.correctable() is None
+    assert game.correct_refusal() == "Ann has not rolled yet this turn: there is no roll to correct"
+    for _ in range(2):
+        game.roll([1, 1, 1, 1, 1, 1])
+        game.keep([1, 1, 1, 1, 1, 1])
+    game.bank()
+    game.roll([2, 2, 3, 4, 6, 6])
+    assert game.state.finished
+    assert game.correctable() is None
+    assert game.correct_refusal() == "the game is over; winners: Ann"
+    with pytest.raises(GameOver, match="the game is over"):
+        game.correct([1, 2, 3, 4, 6, 6], by="Ben")

@@ -7,7 +7,7 @@ from zilch_known_answers import action, games, rules_named
 
 from zilch import Game, ReplayError, ZilchError, replay
 
-BLOCKS = games()
+BLOCKS = games() + games("corrections.txt")
 
 
 def _pairs(text: str) -> dict[str, str]:

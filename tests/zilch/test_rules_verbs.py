@@ -155,6 +155,33 @@ def test_replay_json_contract(tmp_path, capsys: pytest.CaptureFixture[str]) -> N
     }
 
 
+def test_replay_takes_corrections(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.json"
+    actions = [
+        {"roll": [2, 2, 3, 4, 6, 6]},
+        {"correct": [1, 1, 1, 4, 6, 6], "by": "Cat"},
+        {"keep": [1, 1, 1]},
+        {"bank": True},
+        {"roll": [1, 5, 3, 3, 6, 2]},
+        {"correct": [2, 2, 3, 3, 4, 6]},
+    ]
+    path.write_text(json.dumps(_record(actions)))
+    code, out, _ = run(["replay", str(path), "--json"], capsys)
+    assert code == 0
+    assert json.loads(out)["players"] == [
+        {"name": "Ann", "score": 1000, "streak": 0, "on_board": True},
+        {"name": "Ben", "score": 0, "streak": 1, "on_board": False},
+    ]
+    path.write_text(json.dumps(_record([*actions, {"correct": [1, 2, 3, 4, 6]}])))
+    code, out, err = run(["replay", str(path), "--json"], capsys)
+    assert code == 1
+    assert json.loads(out) == {
+        "error": "the correction of Ben's roll has 5 dice; it must have exactly 6",
+        "action": 6,
+    }
+    assert err.count("\n") == 1
+
+
 def test_replay_from_stdin_text(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(_record([{"skip": True}]))))
     code, out, _ = run(["replay", "-"], capsys)

@@ -33,14 +33,22 @@ def table(name: str, columns: int) -> list[tuple[str, ...]]:
     return rows
 
 
-ACTION_WORDS = {"r": "roll", "k": "keep", "b": "bank", "s": "skip", "j": "join", "c": "challenge"}
+ACTION_WORDS = {
+    "r": "roll",
+    "k": "keep",
+    "b": "bank",
+    "s": "skip",
+    "j": "join",
+    "c": "challenge",
+    "x": "correct",
+}
 
 
 def action(text: str) -> dict[str, object]:
     """``"r 1 2 3"`` -> ``{"roll": [1, 2, 3]}``, ``"b"`` -> ``{"bank": True}``, ..."""
     word, _, rest = text.strip().partition(" ")
     kind = ACTION_WORDS[word]
-    if kind in ("roll", "keep"):
+    if kind in ("roll", "keep", "correct"):
         return {kind: [int(v) for v in rest.split()]}
     if kind in ("join", "challenge"):
         return {kind: rest.strip()}
