@@ -48,7 +48,19 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("vision-bench", help="measure the dice reader")
     p.add_argument("folders", nargs="*", metavar="FOLDER", help="folders with labels.jsonl")
     p.add_argument("--synthetic", type=int, default=0, metavar="N", help="rendered frames")
-    p.add_argument("--style", default="tower", help="renderer style for --synthetic")
+    p.add_argument("--style", help="renderer style for --synthetic (tower) and --setups (setup)")
+    p.add_argument(
+        "--setups", type=int, default=0, metavar="N", help="tower setups, each calibrated once"
+    )
+    p.add_argument("--rolls", type=int, default=30, metavar="R", help="rolls per setup")
+    p.add_argument("--size", default="640x480", metavar="WxH", help="frame size for --setups")
+    p.add_argument(
+        "--teach",
+        type=int,
+        default=20,
+        metavar="K",
+        help="rolls taught before each setup's rolls are read again with a profile (0: none)",
+    )
     p.add_argument(
         "--uncalibrated", action="store_true", help="read rendered frames without calibration"
     )
@@ -195,8 +207,10 @@ def run_bench(args: argparse.Namespace) -> int:
     """Run the bench over labelled folders and rendered frames; print the table."""
     from vision import bench
 
-    if not args.folders and args.synthetic <= 0:
-        raise UserError("give labelled folders and/or --synthetic N (N > 0)")
+    if not args.folders and args.synthetic <= 0 and args.setups <= 0:
+        raise UserError("give labelled folders, --synthetic N and/or --setups N (N > 0)")
+    if args.setups:
+        return _bench_setups(args)
     if args.synthetic < 0:
         raise UserError(f"--synthetic {args.synthetic}: use a number of frames >= 0")
     cv2.setNumThreads(1)
@@ -209,15 +223,51 @@ def run_bench(args: argparse.Namespace) -> int:
         label = name if len(items) == len(bench.load_folder(folder)) else f"{name} (held out)"
         scores.append(bench.run(bench.folder_samples(folder, skip), label, len(items)))
     if args.synthetic:
-        samples = bench.synthetic_samples(
-            args.synthetic, args.style, calibrated=not args.uncalibrated
-        )
-        name = f"rendered/{args.style}" + (" (auto)" if args.uncalibrated else "")
+        style = args.style or "tower"
+        samples = bench.synthetic_samples(args.synthetic, style, calibrated=not args.uncalibrated)
+        name = f"rendered/{style}" + (" (auto)" if args.uncalibrated else "")
         scores.append(bench.run(samples, name, args.synthetic))
     if args.json:
         print_json([s.to_json() for s in scores])
     else:
         print(bench.format_table(scores))
+    for s in scores:
+        for line in s.failures[: args.failures]:
+            print(f"  {s.name}: {line}", file=sys.stderr)
+    return 0
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``WxH`` as (width, height); ``UserError`` for anything else or a size out of range."""
+    w, sep, h = text.lower().partition("x")
+    if not (sep and w.isdigit() and h.isdigit() and 32 <= int(w) <= 8192 and 32 <= int(h) <= 8192):
+        raise UserError(f"--size {text!r}: use WIDTHxHEIGHT, e.g. 640x480 or 1296x972")
+    return int(w), int(h)
+
+
+def _bench_setups(args: argparse.Namespace) -> int:
+    """Tower setups: each calibrated once, its rolls read without and with a taught profile."""
+    from vision import bench, setups
+
+    if args.setups < 0 or args.rolls < 1 or args.teach < 0:
+        raise UserError("--setups, --rolls and --teach must be positive (--teach may be 0)")
+    size = frame_size(args.size)
+    style = bench.bench_style(args.style or "setup")
+    cv2.setNumThreads(1)
+    scores = setups.run_setups(
+        args.setups,
+        args.rolls,
+        size,
+        style,
+        teach=args.teach,
+        progress=lambda done, total: bench.progress(done, total, "setups"),
+    )
+    if not scores[0].setups:
+        raise UserError(f"no tower setup could be calibrated at {size[0]}x{size[1]} px")
+    if args.json:
+        print_json([s.to_json() for s in scores])
+    else:
+        print(setups.format_setups(scores))
     for s in scores:
         for line in s.failures[: args.failures]:
             print(f"  {s.name}: {line}", file=sys.stderr)

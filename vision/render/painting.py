@@ -124,6 +124,15 @@ class _DieLook:
     vein: Color | None = None  # a marbled die's second colour
     glint: bool = False  # a specular streak on the top face
     pattern: int = 0  # seed of the die's veins and glint
+    sheen: float = 0.0  # strength of the lamp's soft reflection on the top face (0: none)
+    sheen_at: tuple[float, float] = (0.0, 0.0)  # its centre from the face's, in sides
+    sheen_size: float = 0.25  # its spread, in sides
+    gloss: bool = False  # a glossy die: a sharp lamp spot and a bright rim toward the lamp
+
+    @property
+    def plain(self) -> bool:
+        """A solid die with nothing on its faces but pips (painted the quick way)."""
+        return self.finish == "solid" and not self.glint and self.sheen <= 0 and not self.gloss
 
 
 MAX_TRAY_DICE = 64
@@ -136,7 +145,7 @@ def _looks(style: RenderStyle, rng: np.random.Generator) -> tuple[_DieLook, ...]
     picks = rng.integers(0, 6, n if style.mixed_colors else 1)
     sizes = 1.0 + np.clip(rng.normal(0, 1, n), -2.5, 2.5) * style.size_jitter
     brightness = 1.0 + np.clip(rng.normal(0, 1, n), -2.5, 2.5) * style.color_jitter
-    tilts, sides = rng.uniform(18, 38, n), rng.integers(0, 4, n)
+    tilts, sides = rng.uniform(*style.cocked_tilt_deg, n), rng.integers(0, 4, n)
     finishes = style.marbled > 0 or style.translucent > 0 or style.glints > 0
     if finishes:  # drawn only then, so that older styles keep their exact frames
         kinds, veins = rng.random(n), rng.integers(0, len(DIE_COLORS), n)
@@ -159,12 +168,46 @@ def _looks(style: RenderStyle, rng: np.random.Generator) -> tuple[_DieLook, ...]
                 if kind < style.marbled + style.translucent
                 else "solid"
             )
+            if finish == "translucent" and color not in (style.translucent_colors or (color,)):
+                finish = "solid"
             vein = _vein_color(color, pip, int(veins[k])) if finish == "marbled" else None
             look = replace(
                 look, finish=finish, vein=vein, glint=bool(glints[i]), pattern=int(patterns[i])
             )
         looks.append(look)
+    if style.highlight > 0 or style.glossy > 0:  # drawn last: other styles keep their frames
+        looks = _lamp_looks(looks, style, rng)
     return tuple(looks)
+
+
+def _lamp_looks(
+    looks: list[_DieLook], style: RenderStyle, rng: np.random.Generator
+) -> list[_DieLook]:
+    """The scene's lamp seen in every die's top face: one direction for the scene, a soft
+    reflection of a strength and spread per die, and for a glossy set a sharp spot and rim."""
+    n = len(looks)
+    way = float(rng.uniform(0, 2 * math.pi))
+    reach = float(rng.uniform(0.1, 0.3))
+    glossy = bool(rng.random() < style.glossy)
+    strength = rng.uniform(0.5, 1.0, n) * style.highlight
+    spread = rng.uniform(0.18, 0.32, n)
+    jitter = rng.normal(0, 0.04, (n, 2))
+    out = []
+    for i, look in enumerate(looks):
+        at = (
+            reach * math.cos(way) + float(jitter[i, 0]),
+            reach * math.sin(way) + float(jitter[i, 1]),
+        )
+        out.append(
+            replace(
+                look,
+                sheen=float(strength[i]),
+                sheen_at=at,
+                sheen_size=float(spread[i]),
+                gloss=glossy,
+            )
+        )
+    return out
 
 
 def _vein_color(body: str, pip: str, pick: int) -> Color:
@@ -289,7 +332,7 @@ def _paint_die(image: Frame, plan: _DiePlan) -> None:
     face, then laid on the frame through the face's mask.
     """
     look = plan.look
-    if look is None or (look.finish == "solid" and not look.glint):
+    if look is None or look.plain:
         for outer, inset, pips, gain in plan.faces:
             cv2.fillPoly(image, [outer], _shade(plan.body, gain * 0.78), cv2.LINE_AA, _SHIFT)
             cv2.fillPoly(image, [inset], _shade(plan.body, gain), cv2.LINE_AA, _SHIFT)
@@ -340,6 +383,8 @@ def _paint_face(
     patch += pip_mask[..., None] * (pip - patch)
     if top and look.glint:
         patch += _glint(face.shape, side, rng)[..., None] * face[..., None] * (255 - patch)
+    if top and (look.sheen > 0 or look.gloss):
+        patch += _sheen(face, side, look)[..., None] * (255 - patch)
     body = np.zeros(under.shape[:2], np.float32)
     cv2.fillPoly(body, [outer], 1.0, cv2.LINE_AA, _SHIFT)
     out = under + body[..., None] * (patch - under)
@@ -380,6 +425,27 @@ def _glint(shape: tuple[int, ...], side: float, rng: np.random.Generator) -> NDA
         cv2.LINE_AA,
     )
     return np.asarray(cv2.GaussianBlur(mask, (0, 0), max(0.4, 0.02 * side)), np.float32)
+
+
+def _sheen(face: NDArray[np.float32], side: float, look: _DieLook) -> NDArray[np.float32]:
+    """Strength 0..1 of the lamp's reflection over a top face (``face`` its 0..1 mask): a
+    soft patch, and on a glossy die a sharp spot and a bright rim along the lamp's edge."""
+    h, w = face.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    m = float(face.sum()) + 1e-6
+    cx, cy = float((face * xs).sum()) / m, float((face * ys).sum()) / m
+    sx, sy = cx + look.sheen_at[0] * side, cy + look.sheen_at[1] * side
+    r2 = ((xs - sx) ** 2 + (ys - sy) ** 2) / (side * side)
+    glow = look.sheen * 0.55 * np.exp(-r2 / (2 * look.sheen_size**2))
+    if look.gloss:
+        glow = np.maximum(glow, 0.85 * np.exp(-r2 / (2 * 0.07**2)))
+        edge = face - cv2.erode(
+            face, np.ones((3, 3), np.uint8), iterations=max(1, round(side / 18))
+        )
+        toward = ((xs - cx) * look.sheen_at[0] + (ys - cy) * look.sheen_at[1]) / side
+        lit = np.clip(toward / max(1e-3, math.hypot(*look.sheen_at)) * 2.0, 0.0, 1.0)
+        glow = np.maximum(glow, 0.6 * edge * lit)
+    return np.asarray(np.clip(glow, 0.0, 1.0) * face, np.float32)
 
 
 def _box(points: NDArray[np.float64], size: tuple[int, int]) -> list[int]:

@@ -96,6 +96,10 @@ class RenderStyle:
     marbled: float = 0.0  # chance a die's body is swirled with veins of a second colour
     translucent: float = 0.0  # chance a die's body lets the floor show through
     glints: float = 0.0  # chance of a specular streak on a die's top face
+    highlight: float = 0.0  # strength of the lamp's soft reflection on every die's top face
+    glossy: float = 0.0  # chance a set of dice is glossy: a sharp lamp spot and a bright rim
+    translucent_colors: tuple[str, ...] = ()  # colours that may be translucent (empty: all)
+    cocked_tilt_deg: tuple[float, float] = (18.0, 38.0)  # how far a cocked die leans
 
     def __post_init__(self) -> None:
         floors = tuple(_check_color(c) for c in self.floor_colors)
@@ -112,6 +116,15 @@ class RenderStyle:
         object.__setattr__(self, "floor_colors", floors)
         object.__setattr__(self, "die_colors", tuple(self.die_colors))
         object.__setattr__(self, "shadow_offset_mm", offset)
+        for name in self.translucent_colors:
+            pip_colors_for(name)
+        object.__setattr__(self, "translucent_colors", tuple(self.translucent_colors))
+        tilt = tuple(float(v) for v in self.cocked_tilt_deg)
+        if len(tilt) != 2 or not 3.0 <= tilt[0] <= tilt[1] <= 60.0:
+            raise RenderError(
+                f"style cocked_tilt_deg={self.cocked_tilt_deg}: use (least, most) in 3..60 degrees"
+            )
+        object.__setattr__(self, "cocked_tilt_deg", tilt)
         limits = {
             "size_jitter": 0.25,
             "color_jitter": 0.5,
@@ -131,6 +144,8 @@ class RenderStyle:
             "marbled": 1.0,
             "translucent": 1.0,
             "glints": 1.0,
+            "highlight": 1.0,
+            "glossy": 1.0,
         }
         for key, top in limits.items():
             value = getattr(self, key)
@@ -170,7 +185,23 @@ HARD = RenderStyle(
     touching=0.4,
     cocked=0.1,
 )
-STYLES: dict[str, RenderStyle] = {"tower": TOWER, "hard": HARD}
+#: A tower as it stands between two calibrations, one per seed (floor, light, camera and
+#: one set of dice: ivory, white, red, black, or green and blue that may be translucent),
+#: with the lamp's soft reflection on every die, glossy sets, touching dice, and dice that
+#: lean on a wall or a neighbour by 10 to 40 degrees when a roll asks for them.
+SETUP = RenderStyle(
+    name="setup",
+    die_colors=("ivory", "white", "red", "black", "green", "blue"),
+    translucent=0.4,
+    translucent_colors=("green", "blue"),
+    highlight=0.55,
+    glossy=0.35,
+    touching=0.3,
+    cocked_tilt_deg=(10.0, 40.0),
+    light_gradient=0.15,
+    vignette=0.2,
+)
+STYLES: dict[str, RenderStyle] = {"tower": TOWER, "hard": HARD, "setup": SETUP}
 
 
 def resolve_style(style: RenderStyle | str | None) -> RenderStyle:
