@@ -61,11 +61,17 @@ class Item:
     side: float  # typical die side, pixels, for choosing a scale
 
 
-def photo_items(root: Path) -> tuple[list[Item], list[str]]:
-    """The training split of every labelled folder under ``root``."""
+def photo_items(root: Path, leave_out: tuple[str, ...] = ()) -> tuple[list[Item], list[str]]:
+    """The training split of every labelled folder under ``root`` but those in ``leave_out``."""
     items: list[Item] = []
     used: list[str] = []
-    for folder in labelled_folders(root):
+    folders = labelled_folders(root)
+    unknown = set(leave_out) - {f.name for f in folders}
+    if unknown:
+        raise SystemExit(f"--leave-out {sorted(unknown)}: no such labelled folder in {root}")
+    for folder in folders:
+        if folder.name in leave_out:
+            continue
         whole_die = folder.name != "matteop65"  # its boxes cover the pips, not the die
         folder_items: list[tuple[np.ndarray, np.ndarray]] = []
         pip_boxes: list[float] = []
@@ -408,6 +414,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
     )
+    parser.add_argument(
+        "--leave-out",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="train without this labelled folder's photos (leave one source out)",
+    )
     args = parser.parse_args(argv)
     try:
         import torch
@@ -415,9 +428,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(
             "train_detector needs PyTorch and onnx: pip install -e '.[train]'"
         ) from None
+    torch.set_num_threads(1)  # a shared machine: one core, start it under nice
+    cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    photos, used = photo_items(args.photos)
+    photos, used = photo_items(args.photos, tuple(args.leave_out))
     nell = [i for i in photos if i.image.shape[0] == i.image.shape[1]]
     others = [i for i in photos if i.image.shape[0] != i.image.shape[1]]
     print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)

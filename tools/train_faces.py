@@ -31,6 +31,7 @@ from vision.detect import (
     CLASSES,
     CROP_RULE,
     FACES_FILE,
+    Detector,
     crop_side_ok,
     crops_blob,
     die_crop,
@@ -173,6 +174,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
     )
+    parser.add_argument(
+        "--leave-out",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="train without this labelled folder's photos (leave one source out)",
+    )
+    parser.add_argument(
+        "--detector", type=Path, help="the detector whose findings are the crops (default: shipped)"
+    )
     args = parser.parse_args(argv)
     if not 0.0 <= args.hue <= 1.0:
         parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
@@ -189,12 +200,14 @@ def main(argv: list[str] | None = None) -> int:
         from torch import nn
     except ImportError:
         raise SystemExit("train_faces needs PyTorch and onnx: pip install -e '.[train]'") from None
-    detector = load_detector()
+    detector = Detector(args.detector) if args.detector else load_detector()
     if detector is None:
         raise SystemExit("train the detector first: tools/train_detector.py")
+    torch.set_num_threads(1)  # a shared machine: one core, start it under nice
+    cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    photos, used = train_detector.photo_items(args.photos)
+    photos, used = train_detector.photo_items(args.photos, tuple(args.leave_out))
     train_detector.FIRST_SEED = FIRST_SEED  # other scenes than the detector's
     rendered = train_detector.rendered_items(args.rendered, args.finishes)
     print(f"{len(used)} photos, {len(rendered)} rendered frames", file=sys.stderr)

@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
-from vision.detect import Detection, load_detector, load_face_reader
+from vision.detect import Detection, FaceReader, load_detector, load_face_reader
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
 from vision.profile import DiceProfile
@@ -352,13 +352,18 @@ def read_detected(
     detections: list[Detection],
     want: int | None,
     profile: DiceProfile | None = None,
+    faces: FaceReader | None = None,
 ) -> Reading:
-    """The reading made of the detector's dice (frames without a calibration)."""
+    """The reading made of the detector's dice (frames without a calibration).
+
+    ``faces`` reads the dice's faces; by default the shipped face reader (a tool measuring
+    another model, as leave-one-source-out does, passes its own).
+    """
     kept = [d for d in detections if d.score >= DETECTED]
     taught: list[np.ndarray | None] = [None] * len(kept)
     if profile is not None and kept:
         taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
-    faces = load_face_reader()
+    faces = faces or load_face_reader()
     if faces is None:
         face_probs: list[np.ndarray | None] = [None] * len(kept)
     else:

@@ -1,0 +1,80 @@
+"""The leave-one-source-out tool: a small real run, and its refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tests.vision.conftest import load_tool
+from vision.render import random_scene
+
+train_detector = load_tool("train_detector")
+train_faces = load_tool("train_faces")  # after train_detector, which it imports
+leave_one_out = load_tool("leave_one_out")
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> Path:
+    """Two labelled 'sources' of rendered frames, as the development photos are laid out."""
+    root = tmp_path / "photos"
+    for k, source in enumerate(("left", "kept")):
+        folder = root / source
+        folder.mkdir(parents=True)
+        lines = []
+        for i in range(4):
+            frame, truth = random_scene(900 + 10 * k + i, 4, style="tower", cocked=0)
+            cv2.imwrite(str(folder / f"p{i}.png"), frame)
+            dice = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
+            lines.append(json.dumps({"image": f"p{i}.png", "dice": dice}))
+        (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's legacy ONNX export
+def test_a_small_run_trains_without_the_source_and_reads_all_of_it(
+    photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch", reason="training needs PyTorch (pip install -e '.[train]')")
+    pytest.importorskip("onnx", reason="training needs onnx (pip install -e '.[train]')")
+    work = tmp_path / "work"
+    argv = ["--photos", str(photos), "--source", "left", "--work", str(work), "--minutes", "0.02"]
+    assert leave_one_out.main([*argv, "--rendered", "3", "--json", "--", "--batch", "16"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["set"] == "left (left out)" and row["frames"] == 4 and row["dice"] == 16
+    faces, _ = leave_one_out.model_paths(work, "left")
+    seen = leave_one_out.trained_on(faces)
+    assert seen and all(p.startswith("kept/") for p in seen)
+    # read again with the models just trained, without training
+    assert leave_one_out.main([*argv, "--read-only", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["dice"] == 16
+
+
+def test_an_unknown_source_is_refused(photos: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        leave_one_out.main(["--photos", str(photos), "--source", "nope", "--work", str(tmp_path)])
+
+
+def test_read_only_needs_the_models(photos: Path, tmp_path: Path) -> None:
+    argv = ["--photos", str(photos), "--source", "left", "--work", str(tmp_path), "--read-only"]
+    with pytest.raises(SystemExit):
+        leave_one_out.main(argv)
+
+
+def test_a_model_that_saw_the_source_is_refused(photos: Path, tmp_path: Path) -> None:
+    faces, _ = leave_one_out.model_paths(tmp_path, "left")
+    faces.write_bytes(b"")
+    faces.with_suffix(".json").write_text(json.dumps({"trained_on_photos": ["left/p1.png"]}))
+    argv = ["--photos", str(photos), "--source", "left", "--work", str(tmp_path), "--read-only"]
+    with pytest.raises(SystemExit, match="was trained on 1 photos of left"):
+        leave_one_out.main(argv)
+
+
+def test_the_training_tools_leave_a_source_out(photos: Path) -> None:
+    _, used = train_detector.photo_items(photos, ("left",))
+    assert used and all(name.startswith("kept/") for name in used)
+    with pytest.raises(SystemExit, match="no such labelled folder"):
+        train_detector.photo_items(photos, ("elsewhere",))
