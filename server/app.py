@@ -12,11 +12,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from server import api, calibration_api, history, pages
 from server.config import Config, load_config
+from server.security import HostCheck, add_security_headers
 from server.service import TableService
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,28 @@ def create_app(
     app.register_blueprint(history.bp)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
+    hosts = HostCheck(config["server"]["hostnames"])
+    app.extensions["zilch_tower_hosts"] = hosts
+    app.before_request(_check_host)
+    app.after_request(add_security_headers)
     return app
+
+
+def _check_host() -> Response | None:
+    """Refuse (421) a request whose Host header names another site (DNS rebinding)."""
+    hosts: HostCheck = current_app.extensions["zilch_tower_hosts"]
+    if hosts.allows(request.host):
+        return None
+    message = (
+        f"this table does not answer to the name {request.host!r}; open it by its own "
+        "address or name, or add the name to [server] hostnames"
+    )
+    if request.path.startswith("/api"):
+        response = jsonify({"error": message})
+    else:
+        response = Response(message + "\n", mimetype="text/plain")
+    response.status_code = 421
+    return response
 
 
 def _http_error(exc: HTTPException) -> Any:

@@ -10,6 +10,7 @@ message naming the key, the bad value and what is allowed.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -97,6 +98,30 @@ def _names(value: Any) -> str | None:
     return None
 
 
+def _hostnames(value: Any) -> str | None:
+    allowed = 'a list of names this tower is reached by, such as ["zilch.lan"]'
+    if not isinstance(value, list) or len(value) > 32:
+        return allowed
+    for name in value:
+        if not isinstance(name, str) or not re.fullmatch(
+            r"[A-Za-z0-9]([A-Za-z0-9.-]{0,252})", name
+        ):
+            return allowed
+    return None
+
+
+def _addresses(value: Any) -> str | None:
+    allowed = 'a list of IP addresses, such as ["192.168.1.40"]'
+    if not isinstance(value, list) or len(value) > 32:
+        return allowed
+    for entry in value:
+        try:
+            ipaddress.ip_address(entry)
+        except (TypeError, ValueError):
+            return allowed
+    return None
+
+
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
@@ -142,6 +167,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
         "threads": Key(
             64, _int_range(8, 256), "worker threads; each open TV or phone page holds one"
+        ),
+        "hostnames": Key(
+            [], _hostnames, "names besides this machine's own that the tower answers to"
+        ),
+        "kiosk_addresses": Key(
+            [], _addresses, "addresses of TV browsers besides the tower's own that show the PIN"
         ),
     },
     "tower": {

@@ -3,8 +3,8 @@
 The pages are static shells; their scripts draw the table from ``/api/state``
 and keep it live through ``/api/events``. What the server adds is what a
 browser cannot know by itself: the address phones should open (as a QR code
-rendered here, never fetched), the table PIN shown on the TV, and whether the
-TV speaks.
+rendered here, never fetched), the table PIN shown on a TV in the room (never
+to a browser elsewhere on the network), and whether the TV speaks.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from flask import Blueprint, current_app, render_template, request
 from markupsafe import Markup
 
 from server.commands.service import lan_address
+from server.security import sees_pin
 
 bp = Blueprint(
     "pages",
@@ -69,16 +70,23 @@ def qr_svg(url: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg role="img" aria-label="QR code" ', 1))
 
 
+def room_sees_pin() -> bool:
+    """Whether this request comes from a TV in the room (the tower itself, or a kiosk)."""
+    service = current_app.extensions.get("zilch_tower")
+    config = service.config if service is not None else current_app.config["ZILCH_TOWER_CONFIG"]
+    return sees_pin(request.remote_addr, config["server"]["kiosk_addresses"])
+
+
 @bp.get("/")
 def tv() -> str:
-    """The 10-foot TV display."""
+    """The 10-foot TV display; the PIN (text and QR link) only on a TV in the room."""
     table = table_settings()
     play_url = phone_base_url(request.host_url) + "play"
-    pin = str(table["pin"])
+    pin = str(table["pin"]) if room_sees_pin() else None
     return render_template(
         "tv.html",
         play_url=play_url,
-        qr=qr_svg(f"{play_url}#pin={pin}"),
+        qr=qr_svg(f"{play_url}#pin={pin}" if pin else play_url),
         pin=pin,
         speech=bool(table["speech"]),
     )
