@@ -30,8 +30,14 @@ from zilch.names import NAME_RULE, name_key, name_problem, normalize_name
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-PIN_FAILURES = 10
+PIN_FAILURES = 10  # wrong PINs one address may send per window
 PIN_WINDOW_S = 60.0
+ROOM_FAILURES = 20  # wrong PINs from all addresses together per window, then a back-off
+BACKOFF_S = 30.0  # the first back-off; each further one doubles, up to BACKOFF_MAX_S
+BACKOFF_MAX_S = 3600.0
+BACKOFF_RESET_S = 900.0  # this long without a wrong PIN and back-offs start again from 30 s
+KNOWN_CLIENT_S = 12 * 3600.0  # an address that gave the right PIN keeps playing this long
+KNOWN_CLIENTS_MAX = 256
 
 
 class ApiError(ValueError):
@@ -63,29 +69,83 @@ def service() -> TableService:
 
 
 class PinGuard:
-    """Counts wrong PINs per client address and refuses a client that guesses."""
+    """Counts wrong PINs per client address and for the whole room.
 
-    def __init__(self) -> None:
+    One address gets :data:`PIN_FAILURES` wrong PINs a minute. Guesses spread
+    over many addresses (one phone's script can use a hundred) meet the room's
+    limit: after :data:`ROOM_FAILURES` wrong PINs a minute no PIN is checked
+    for a back-off that doubles each time, and the TV says so. Addresses that
+    gave the right PIN lately (the players' phones) are let through the
+    back-off, so a guesser cannot lock the room out of its own game.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._failures: dict[str, list[float]] = {}
+        self._room: list[float] = []
+        self._known: dict[str, float] = {}
+        self._level = 0
+        self._until = 0.0
+        self._last_failure = -BACKOFF_RESET_S
+        self._started_by_this = False
         self._lock = threading.Lock()
+        self.on_backoff: Callable[[], None] = lambda: None  # told when a back-off starts
+
+    def backoff_s(self) -> float:
+        """Seconds left of the room's back-off (0 when PINs are being checked)."""
+        with self._lock:
+            return max(0.0, self._until - self._clock())
 
     def check(self, given: str | None, wanted: str, header: str, what: str) -> None:
         """Raise :class:`PinRefused` (or 429) unless ``given`` is ``wanted``."""
         client = request.remote_addr or "?"
-        now = time.monotonic()
         with self._lock:
-            for seen in list(self._failures):  # forget clients whose window has passed
-                self._failures[seen] = [t for t in self._failures[seen] if now - t < PIN_WINDOW_S]
-                if not self._failures[seen]:
-                    del self._failures[seen]
-            recent = self._failures.setdefault(client, [])
-            if len(recent) >= PIN_FAILURES:
-                raise ApiError(f"too many wrong PINs: wait {PIN_WINDOW_S:.0f} seconds", 429)
-            if given is None or given == "":
-                raise PinRefused(f"this needs the {what} in the {header} header")
-            if not hmac.compare_digest(given.encode(), wanted.encode()):
-                recent.append(now)
-                raise PinRefused(f"wrong {what} in the {header} header")
+            refusal = self._check(client, given, wanted, header, what)
+            started = self._started_by_this
+        if started:
+            self.on_backoff()
+        if refusal is not None:
+            raise refusal
+
+    def _check(
+        self, client: str, given: str | None, wanted: str, header: str, what: str
+    ) -> ApiError | None:
+        """Why this PIN is refused (None: accepted); counts it. Holds the lock."""
+        now = self._clock()
+        self._started_by_this = False
+        for seen in list(self._failures):  # forget clients whose window has passed
+            self._failures[seen] = [t for t in self._failures[seen] if now - t < PIN_WINDOW_S]
+            if not self._failures[seen]:
+                del self._failures[seen]
+        self._room = [t for t in self._room if now - t < PIN_WINDOW_S]
+        recent = self._failures.setdefault(client, [])
+        if len(recent) >= PIN_FAILURES:
+            return ApiError(f"too many wrong PINs: wait {PIN_WINDOW_S:.0f} seconds", 429)
+        known = now - self._known.get(client, -KNOWN_CLIENT_S) < KNOWN_CLIENT_S
+        if now < self._until and not known:
+            return ApiError(
+                f"the table takes no PINs for {self._until - now:.0f} seconds: too many wrong "
+                "PINs came from the network",
+                429,
+            )
+        if given is None or given == "":
+            return PinRefused(f"this needs the {what} in the {header} header")
+        if hmac.compare_digest(given.encode(), wanted.encode()):
+            if len(self._known) >= KNOWN_CLIENTS_MAX and client not in self._known:
+                del self._known[min(self._known, key=self._known.__getitem__)]
+            self._known[client] = now
+            return None
+        if now - self._last_failure >= BACKOFF_RESET_S:
+            self._level = 0
+        self._last_failure = now
+        recent.append(now)
+        self._room.append(now)
+        if len(self._room) >= ROOM_FAILURES and now >= self._until:
+            self._until = now + min(BACKOFF_S * 2**self._level, BACKOFF_MAX_S)
+            self._level += 1
+            self._room.clear()
+            self._started_by_this = True
+        return PinRefused(f"wrong {what} in the {header} header")
 
 
 def _guard() -> PinGuard:

@@ -88,21 +88,21 @@ def test_calibration_page_shows_the_overlay_and_saves(
     page.goto(live_table.url + "/calibrate")
     page.fill("#pin-input", ADMIN_PIN)
     page.click("#pin-form button[type=submit]")
-    page.wait_for_function("Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    page.wait_for_function("() => Number(document.getElementById('live').dataset.frames || 0) >= 1")
     assert page.evaluate("document.getElementById('live').naturalWidth") > 0
     page.wait_for_function(
-        "document.getElementById('live-reading').textContent.includes('dice read')"
+        "() => document.getElementById('live-reading').textContent.includes('dice read')"
     )
 
     page.click("[data-sim='take-out']")
     page.wait_for_function(
-        "document.getElementById('live-reading').textContent.startsWith('no dice read')"
+        "() => document.getElementById('live-reading').textContent.startsWith('no dice read')"
     )
     page.click("#capture-empty")
     page.wait_for_selector("#calibrate[data-step='dice']")
     page.click("[data-sim='put-back']")
     page.wait_for_function(
-        "document.getElementById('live-reading').textContent.startsWith('6 dice read')"
+        "() => document.getElementById('live-reading').textContent.startsWith('6 dice read')"
     )
     page.click("#capture-dice")
     page.wait_for_selector("#calibrate[data-step='test']")
@@ -111,10 +111,10 @@ def test_calibration_page_shows_the_overlay_and_saves(
     page.wait_for_selector("#calibrate[data-step='save']")
     assert page.text_content("#test-result").startswith("6 dice read")
     page.click("#lock")
-    page.wait_for_function("document.getElementById('lock-state').textContent !== ''")
+    page.wait_for_function("() => document.getElementById('lock-state').textContent !== ''")
     assert "nothing to lock" in page.text_content("#lock-state")  # the renderer has no AE/AWB
     page.click("#save")
-    page.wait_for_function("document.getElementById('saved').textContent.includes('Saved')")
+    page.wait_for_function("() => document.getElementById('saved').textContent.includes('Saved')")
     page.screenshot(path=str(artifacts / "calibrate.png"), full_page=True)
 
     path = live_table.config.calibration_path
