@@ -348,6 +348,22 @@ def _player_entry(entry: Any) -> tuple[str, str | None]:
     raise BadBody('each player must be a name or {"name": "Cy", "bot": "dicenow"}')
 
 
+@bp.post("/pin")
+@table_pin
+def pin_check() -> Response:
+    """Check the table PIN a phone is about to keep: ``{"ok": true}`` or 401; nothing changes."""
+    body(())
+    return jsonify({"ok": True})
+
+
+@bp.post("/admin-pin")
+@admin_pin
+def admin_pin_check() -> Response:
+    """Check the admin PIN a host is about to use: ``{"ok": true}`` or 401; nothing changes."""
+    body(())
+    return jsonify({"ok": True})
+
+
 @bp.post("/new-game")
 @table_pin
 def new_game() -> Response:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import segno
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 from markupsafe import Markup
 
 from server.commands.service import lan_address
 from server.security import sees_pin
+
+if TYPE_CHECKING:
+    from zilch import RuleSet
 
 bp = Blueprint(
     "pages",
@@ -86,6 +89,7 @@ def tv() -> str:
     return render_template(
         "tv.html",
         play_url=play_url,
+        rules_url=phone_base_url(request.host_url) + "rules",
         qr=qr_svg(f"{play_url}#pin={pin}" if pin else play_url),
         pin=pin,
         speech=bool(table["speech"]),
@@ -97,6 +101,115 @@ def preset_names() -> list[str]:
     from zilch import PRESETS
 
     return list(PRESETS)
+
+
+def preset_titles() -> dict[str, str]:
+    """Each preset's one-line description (the first line of its rules), for the form."""
+    from zilch import PRESETS
+
+    return {name: rules.doc.strip().splitlines()[0].rstrip(".") for name, rules in PRESETS.items()}
+
+
+def rules_in_force() -> RuleSet:
+    """The rules of the game on the table, or the configured ones when no game runs."""
+    from zilch import find_preset
+
+    service = current_app.extensions.get("zilch_tower")
+    doc = service.state() if service is not None else {}
+    if doc.get("preset"):
+        return find_preset(str(doc["preset"])).with_house_rules(doc.get("house_rules") or {})
+    config = service.config if service is not None else current_app.config["ZILCH_TOWER_CONFIG"]
+    return config.rules  # type: ignore[no-any-return]
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def rule_lines(rules: RuleSet) -> list[tuple[str, str]]:
+    """The rules a table argues about, in words: (what, how much)."""
+    multiples = {
+        "none": "count as the triple plus any 1s and 5s",
+        "doubling": "each die beyond three doubles the triple",
+        "additive": "the triple times (dice - 2)",
+        "flat": "flat " + " / ".join(f"{v:,}" for v in rules.flat_values),
+    }
+    lines = [
+        ("Target", f"{rules.target:,}"),
+        ("Single 1 / single 5", "100 / 50"),
+        ("Three 1s", f"{rules.three_ones:,}; other triples face x 100"),
+        ("Four, five, six of a kind", multiples[rules.multiples]),
+        ("Straight 1-6", f"{rules.straight:,}"),
+        ("Three pairs", f"{rules.three_pairs:,}" if rules.three_pairs else "not a combination"),
+        ("Two triplets", f"{rules.two_triplets:,}" if rules.two_triplets else "two triples"),
+        (
+            "Nothing at all (six dice)",
+            f"{rules.nothing_bonus:,}" if rules.nothing_bonus else "a zilch",
+        ),
+        (
+            "To get on board",
+            f"a bank of {rules.entry_minimum:,}"
+            + (" whenever the score is zero" if rules.entry_rule == "while_zero" else ""),
+        ),
+        ("Every later bank", f"at least {rules.bank_minimum:,}" if rules.bank_minimum else "any"),
+        ("Hot dice (all six scored)", f"the free roll is {rules.free_roll}"),
+        (
+            "Zilch penalty",
+            f"{rules.zilch_penalty:,} at {rules.penalty_streak} zilches in a row, "
+            f"then the streak {'resets' if rules.after_penalty == 'reset' else 'keeps counting'}"
+            if rules.zilch_penalty
+            else "none",
+        ),
+        ("Scores below zero", _yes(rules.score_floor == "none")),
+        ("Forgiveness", f"{rules.forgiveness} per game" if rules.forgiveness else "none"),
+        ("Pyramiding", _yes(rules.pyramiding)),
+        ("Challenging", _yes(rules.challenging)),
+        ("Surpassing", _yes(rules.surpassing)),
+        ("Players", f"up to {rules.players_max}, {rules.order} order"),
+        (
+            "Late joiners",
+            f"until the end of round {rules.join_rounds}"
+            if rules.join_rounds
+            else "before the first roll",
+        ),
+        (
+            "The end",
+            "a final round, decided when scores are announced"
+            if rules.ending == "final_round"
+            else "everyone else takes one final turn",
+        ),
+    ]
+    return lines
+
+
+@bp.get("/api/rules")
+def rules_json() -> Response:
+    """The rules in force as JSON: ``{"preset", "house_rules", "fields": {...}}``."""
+    return jsonify(rules_in_force().to_dict())
+
+
+@bp.get("/rules")
+def rules_page() -> str:
+    """The rules in force (preset and house rules) and every preset's rules, in words."""
+    from zilch import PRESETS
+
+    current = rules_in_force()
+    presets = [
+        {
+            "name": name,
+            "title": preset_titles()[name],
+            "text": " ".join(rules.doc.strip().splitlines()[1:]).strip(),
+            "lines": rule_lines(rules),
+        }
+        for name, rules in PRESETS.items()
+    ]
+    return render_template(
+        "rules.html",
+        current=current,
+        current_lines=rule_lines(current),
+        house=current.house_rules,
+        presets=presets,
+    )
 
 
 def bot_names() -> list[str]:
@@ -115,6 +228,7 @@ def play() -> str:
         names=[str(n) for n in table["players"]],
         preset=str(table["preset"]),
         presets=preset_names(),
+        preset_titles=preset_titles(),
         bots=bot_names(),
     )
 

@@ -184,5 +184,128 @@ const Zilch = (() => {
     return value;
   }
 
-  return { h, die, points, percent, sorted, multisetWithin, live, request, storage };
+  /* ---------- what the log says about the turn on the table ---------- */
+
+  /* The log entries newer than `afterSeq` (every entry of one change shares its seq). */
+  function newEntries(log, afterSeq) {
+    return (log || []).filter((e) => typeof e.seq === "number" && e.seq > afterSeq);
+  }
+
+  function lastSeq(log) {
+    return (log || []).reduce((m, e) => (typeof e.seq === "number" && e.seq > m ? e.seq : m), -1);
+  }
+
+  /* Whose dice the tray holds: the current player's of this turn (fresh), or
+     those left from an ended turn (stale: the last roll was made before the
+     current turn began, or by someone else). */
+  function trayOwner(state) {
+    const log = state.log || [];
+    let start = -1;
+    let roll = -1;
+    log.forEach((e, i) => {
+      if (e.kind === "turn_start") start = i;
+      if (e.kind === "roll") roll = i;
+    });
+    if (roll < 0) return { stale: start >= 0 || !state.current, player: null };
+    const rolled = log[roll].player || null;
+    const fresh = roll > start && rolled === state.current && !state.finished;
+    return { stale: !fresh, player: rolled, dice: (log[roll].data || {}).dice || null };
+  }
+
+  /* This turn's start entry for the current player, when the log still holds it. */
+  function turnStart(state) {
+    const log = state.log || [];
+    for (let i = log.length - 1; i >= 0; i -= 1) {
+      if (log[i].kind === "turn_start") return log[i].player === state.current ? log[i] : null;
+    }
+    return null;
+  }
+
+  /* A free roll waits: all six dice back with points on the turn (hot dice, nothing bonus). */
+  function freeRollDue(turn) {
+    return Boolean(turn && !turn.roll && turn.total > 0 && turn.dice_left === 6 &&
+      !(turn.set_aside || []).length);
+  }
+
+  /* The moments of a turn that the pages show large: each from one log entry.
+     A roll right after hot dice (or the nothing bonus) is the free roll. */
+  function momentsIn(entries, log) {
+    const found = [];
+    const all = log || entries;
+    for (const entry of entries) {
+      const data = entry.data || {};
+      const who = entry.player || "";
+      const after = (text, prefix) => (text || "").replace(prefix, "").trim();
+      if (entry.kind === "zilch") {
+        found.push({ kind: "zilch", player: who, title: "ZILCH!", detail: after(entry.text, "Zilch!") });
+      } else if (entry.kind === "free_roll") {
+        found.push({ kind: "hot-dice", player: who, title: "HOT DICE!", detail: after(entry.text, "Hot dice!") });
+      } else if (entry.kind === "nothing") {
+        found.push({ kind: "free-roll", player: who, title: "FREE ROLL — 6 DICE", detail: entry.text || "" });
+      } else if (entry.kind === "bank") {
+        found.push({
+          kind: "bank", player: who, title: "BANKED " + points(data.points),
+          detail: who + (typeof data.score === "number" ? " has " + points(data.score) + "." : " banks."),
+        });
+      } else if (entry.kind === "penalty") {
+        found.push({
+          kind: "penalty", player: who, title: "PENALTY −" + points(data.amount), detail: entry.text || "",
+        });
+      } else if (entry.kind === "roll") {
+        const index = all.indexOf(entry);
+        const before = index > 0 ? all[index - 1] : null;
+        if (before && before.player === who && ["free_roll", "nothing"].includes(before.kind)) {
+          const total = (before.data || {}).total;
+          found.push({
+            kind: "free-roll", player: who, title: "FREE ROLL — 6 DICE",
+            detail: who + " rolls all six again" +
+              (typeof total === "number" ? " with " + points(total) + " on the turn." : "."),
+          });
+        }
+      }
+    }
+    return found;
+  }
+
+  /* The rules in force (GET /api/rules), fetched again when the game or its rules change. */
+  function rulesFollower() {
+    const follower = { key: null, value: null };
+    follower.follow = (state, changed) => {
+      const key = JSON.stringify([state.game_id, state.preset, state.house_rules]);
+      if (key === follower.key) return;
+      follower.key = key;
+      fetch("/api/rules", { cache: "no-store" })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((data) => {
+          if (follower.key !== key || !data || !data.fields) return;
+          follower.value = data.fields;
+          if (changed) changed();
+        })
+        .catch(() => {});
+    };
+    return follower;
+  }
+
+  /* Why the turn cannot be banked now, in words; "" when it can (or nothing is known). */
+  function bankReason(state, fields) {
+    const turn = state.turn || {};
+    if (turn.can_bank) return "";
+    if (state.phase === "choose") return "set dice aside first";
+    if (!turn.total) return "nothing to bank yet";
+    const me = (state.players || []).find((p) => p.name === state.current);
+    if (!fields || !me) return "";
+    const entry = Math.max(fields.entry_minimum || 0, fields.bank_minimum || 0);
+    const zeroRule = fields.entry_rule === "while_zero" && me.score <= 0;
+    if ((!me.on_board || zeroRule) && turn.total < entry) {
+      return "needs " + points(entry) + " to get on board";
+    }
+    if (turn.total < (fields.bank_minimum || 0)) return "needs " + points(fields.bank_minimum) + " to bank";
+    if (freeRollDue(turn) && fields.free_roll === "compulsory") return "the free roll comes first";
+    return "";
+  }
+
+  return {
+    h, die, points, percent, sorted, multisetWithin, live, request, storage,
+    newEntries, lastSeq, trayOwner, turnStart, freeRollDue, momentsIn, rulesFollower, bankReason,
+  };
 })();

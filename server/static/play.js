@@ -4,20 +4,32 @@
 "use strict";
 
 (() => {
-  const { h, die, points, percent, sorted, live, request, storage } = Zilch;
+  const { h, die, points, percent, sorted, live, request, storage, newEntries, lastSeq,
+    turnStart, freeRollDue, momentsIn, rulesFollower, bankReason } = Zilch;
   const $ = (id) => document.getElementById(id);
   const root = $("play");
 
   const PIN_KEY = "zilch.pin";
   const NAME_KEY = "zilch.name";
   const BUSY_PHASES = ["shaking", "settling", "reading"];
-  const ROLL_PHASES = ["ready", "choose", "remove_dice", "return_dice", "fix_tray"];
+  /* ROLL answers the tower (dice taken out, put back, tray straightened); never
+     while a set-aside must be chosen: that is what the dice buttons are for */
+  const ROLL_PHASES = ["ready", "remove_dice", "return_dice", "fix_tray"];
+  const NOTICE_MS = 4000;
+  const MOMENT_MS = 3200;
+  const LOG_LINES = 5;
 
   let state = null;
   let selected = new Set();  /* indices into turn.roll */
   let rollKey = "";
   let pending = false;
   let wasMyTurn = false;  /* buzz once when this phone's player is called */
+  let noticeTimer = null;
+  let seenLogSeq = null;
+  let seenGame = null;
+  let moments = [];
+  let momentTimer = null;
+  const rules = rulesFollower();
 
   /* ---------- PIN and name ---------- */
 
@@ -47,10 +59,18 @@
     if (text) $("notice").hidden = true;
   }
 
+  /* A notice fades after a few seconds (an error stays until the next success). */
   function showNotice(text) {
     const box = $("notice");
+    clearTimeout(noticeTimer);
+    box.classList.remove("fading");
     box.textContent = text || "";
     box.hidden = !text;
+    if (!text) return;
+    noticeTimer = setTimeout(() => {
+      box.classList.add("fading");
+      noticeTimer = setTimeout(() => { box.hidden = true; box.classList.remove("fading"); }, 700);
+    }, NOTICE_MS);
   }
 
   /* Send an action; plain-words errors, PIN problems send you to the PIN box. */
@@ -174,10 +194,17 @@
     return ((state && state.players) || []).find((p) => p.name === state.current) || null;
   }
 
+  /* The name this phone was told, when that player is not in this game (a new game
+     without them): the phone then acts for nobody until it joins or forgets. */
+  function strayName() {
+    const me = storage(NAME_KEY);
+    return me && state && (state.players || []).length && myPlayer() === null ? me : null;
+  }
+
   /* May this phone act now? Not for a computer player, nor on someone else's turn. */
   function myMove() {
     const current = currentPlayer();
-    if (!current || current.bot) return false;
+    if (!current || current.bot || strayName()) return false;
     const me = myPlayer();
     return me === null || me === current.name;
   }
@@ -195,13 +222,79 @@
     const busy = pending || BUSY_PHASES.includes(phase);
     /* ROLL also answers the tower's requests (dice taken out, put back, the
        tray straightened); the tower checks the tray and says what is wrong */
-    $("roll").disabled = !playing || busy || !ROLL_PHASES.includes(phase);
-    $("bank").disabled = !playing || busy || !turn.can_bank;
-    $("bank").textContent = turn.total ? "BANK " + points(turn.total) : "BANK";
+    const roll = $("roll");
+    roll.disabled = !playing || busy || !ROLL_PHASES.includes(phase);
+    roll.textContent = rollText(turn, phase);
+    const bank = $("bank");
+    bank.disabled = !playing || busy || !turn.can_bank;
+    const why = state && !turn.can_bank && playing ? bankReason(state, rules.value) : "";
+    if (turn.can_bank) bank.textContent = "BANK " + points(turn.total);
+    else bank.replaceChildren(...["BANK", why ? h("span", { class: "why" }, why) : ""].filter(Boolean));
     const option = matchingOption();
     const keep = $("keep");
     keep.disabled = !playing || busy || phase !== "choose" || !option;
     keep.textContent = option ? "Set aside for " + points(option.points) : "Set aside";
+  }
+
+  function rollText(turn, phase) {
+    if (phase === "choose") return "SET ASIDE FIRST";
+    if (freeRollDue(turn)) return "FREE ROLL — 6 DICE";
+    const n = typeof turn.dice_left === "number" ? turn.dice_left : 6;
+    return "ROLL " + n + (n === 1 ? " DIE" : " DICE");
+  }
+
+  /* On a final turn: what this phone's player needs to get ahead. */
+  function finalNote(s) {
+    const start = turnStart(s);
+    if (!start || !(start.data || {}).final || s.finished) return "";
+    const mine = start.player === myPlayer();
+    const players = s.players || [];
+    const me = players.find((p) => p.name === s.current);
+    const others = players.filter((p) => p.name !== s.current).map((p) => p.score);
+    if (!me || !others.length) return "Last turn";
+    const gap = Math.max(...others) - me.score;
+    const who = mine ? "you need " : s.current + " needs ";
+    if (gap < 0) return "Last turn: " + (mine ? "you lead" : s.current + " leads") + " by " + points(-gap);
+    return "Last turn: " + who + points(gap + 50) + " to lead";
+  }
+
+  /* ---------- moments of this phone's player ---------- */
+
+  function takeMoments(s) {
+    const log = s.log || [];
+    const newest = lastSeq(log);
+    if (seenLogSeq === null || s.game_id !== seenGame) {
+      seenGame = s.game_id;
+      seenLogSeq = newest;
+      return;
+    }
+    const fresh = momentsIn(newEntries(log, seenLogSeq), log);
+    seenLogSeq = Math.max(seenLogSeq, newest);
+    const me = myPlayer();
+    const bots = new Set((s.players || []).filter((p) => p.bot).map((p) => p.name));
+    /* the acting player's phone: theirs, or a phone passed round for anyone human */
+    const mine = fresh.filter((m) => (me === null ? !bots.has(m.player) : m.player === me));
+    if (!mine.length || strayName()) return;
+    moments = moments.concat(mine).slice(-3);
+    if (momentTimer === null) nextMoment();
+  }
+
+  function nextMoment() {
+    const box = $("moment");
+    const moment = moments.shift();
+    if (!moment) {
+      momentTimer = null;
+      box.hidden = true;
+      box.removeAttribute("data-moment");
+      return;
+    }
+    box.replaceChildren(
+      h("div", { class: "moment-title" }, moment.title),
+      h("div", { class: "moment-detail" }, moment.detail));
+    box.setAttribute("data-moment", moment.kind);
+    box.hidden = false;
+    if (navigator.vibrate && moment.kind === "zilch") navigator.vibrate([120, 60, 120]);
+    momentTimer = setTimeout(nextMoment, MOMENT_MS);
   }
 
   function statusText(s) {
@@ -211,6 +304,7 @@
     }
     const me = myPlayer();
     const current = currentPlayer();
+    if (strayName()) return strayName() + " is not in this game";
     if (current && current.bot) return current.name + " (computer) is playing";
     if (current && me === current.name) return "Your turn, " + me + "!";
     return current ? current.name + "'s turn" : "";
@@ -218,6 +312,7 @@
 
   function render(next) {
     state = next;
+    rules.follow(state, () => updateButtons());
     const turn = state.turn || {};
     root.dataset.phase = state.phase || "";
     root.dataset.seq = state.seq === undefined ? "" : String(state.seq);
@@ -229,7 +324,7 @@
     }
 
     const me = storage(NAME_KEY);
-    $("me").textContent = me || "";
+    $("me").textContent = me ? (strayName() ? me + " (not playing)" : me) : "";
     $("status").textContent = statusText(state);
     const mineNow = myPlayer() !== null && myMove() && !state.finished;
     if (mineNow && !wasMyTurn && navigator.vibrate) navigator.vibrate(250);
@@ -245,9 +340,20 @@
       h("span", { class: "group" }, sorted(group).map((v) => die(v, "kept")))));
 
     $("scores").replaceChildren(...(state.players || []).map((p) =>
-      h("li", { class: p.name === state.current ? "current" : "" },
-        h("span", {}, p.name, p.on_board ? "" : " (bench)"),
+      h("li", { class: p.name === state.current ? "current" : "", "data-player": p.name },
+        h("span", { class: "who" }, p.name, p.on_board ? "" : " (bench)",
+          p.streak ? h("span", { class: "badge streak" }, "streak " + p.streak) : null,
+          p.zilches ? h("span", { class: "badge zilches" },
+            p.zilches + (p.zilches === 1 ? " zilch" : " zilches")) : null),
         h("strong", {}, points(p.score)))));
+    const lines = (state.log || []).slice(-LOG_LINES).reverse();
+    $("phone-log").replaceChildren(...lines.map((e) =>
+      h("li", { class: "kind-" + (e.kind || "event") }, e.text || "")));
+    const note = finalNote(state);
+    $("final-note").textContent = note;
+    $("final-note").hidden = !note;
+    $("play-again").hidden = !state.finished;
+    takeMoments(state);
 
     const idle = state.phase === "idle" || !(state.players || []).length;
     root.classList.toggle("idle", idle);
@@ -260,6 +366,7 @@
       : "Type your name to play from this phone. This game takes no new players now.";
     $("scores-panel").hidden = idle;
     if (idle || state.finished) $("new-game-panel").open = true;
+    fillFormFrom(state);
     renderDice();
   }
 
@@ -279,15 +386,47 @@
     $("ng-bots").append(row);
   }
 
+  /* The new game's body, or a string saying what is missing. */
   function newGameBody() {
     const players = $("ng-players").value.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
-    const bots = [...document.querySelectorAll("#ng-bots .bot-row")]
-      .map((row) => ({
-        name: row.querySelector(".bot-name").value.trim(),
-        bot: row.querySelector(".bot-kind").value,
-      }))
-      .filter((b) => b.name);
+    const rows = [...document.querySelectorAll("#ng-bots .bot-row")];
+    const bots = rows.map((row) => ({
+      name: row.querySelector(".bot-name").value.trim(),
+      bot: row.querySelector(".bot-kind").value,
+    }));
+    const unnamed = bots.findIndex((b) => !b.name);
+    if (unnamed >= 0) {
+      return "Computer player " + (unnamed + 1) + " has no name: name it or remove its row (✕).";
+    }
+    if (players.length + bots.length < 1) return "Name at least one player for the new game.";
     return { preset: $("ng-preset").value, players: [...players, ...bots] };
+  }
+
+  /* The same players (and computer players) as the game on the table, for "play again". */
+  function samePlayers(s) {
+    return (s.players || []).map((p) => (p.bot ? { name: p.name, bot: p.bot } : p.name));
+  }
+
+  function gameRunning() {
+    return state && !state.finished && state.phase !== "idle" && (state.players || []).length > 0;
+  }
+
+  function startGame(body) {
+    act("/api/new-game", body, () => {
+      showNotice("New game started.");
+      $("new-game-panel").open = false;
+      $("replace-panel").hidden = true;
+    });
+  }
+
+  /* After a game, the form offers its players again (no retyping). */
+  function fillFormFrom(s) {
+    if (!s || !(s.players || []).length || fillFormFrom.game === s.game_id) return;
+    fillFormFrom.game = s.game_id;
+    $("ng-players").value = s.players.filter((p) => !p.bot).map((p) => p.name).join("\n");
+    $("ng-bots").replaceChildren();
+    for (const p of s.players.filter((q) => q.bot)) addBotRow(p.name, p.bot);
+    if (s.preset) $("ng-preset").value = s.preset;
   }
 
   $("pin-form").addEventListener("submit", (ev) => {
@@ -297,10 +436,20 @@
       showError("The PIN is 4 to 8 digits, as shown on the TV.");
       return;
     }
-    storage(PIN_KEY, value);
-    showPinPanel(false);
-    showError("");
-    showNotice("PIN saved on this phone.");
+    request("POST", "/api/pin", {}, { "X-Table-Pin": value })
+      .then(() => {
+        storage(PIN_KEY, value);
+        showPinPanel(false);
+        showError("");
+        showNotice("PIN accepted and kept on this phone.");
+      })
+      .catch((err) => {
+        storage(PIN_KEY, null);
+        showPinPanel(true);
+        showError(err.status === 401
+          ? "That is not the table's PIN. Enter the PIN shown on the TV."
+          : err.message);
+      });
   });
 
   $("join-form").addEventListener("submit", (ev) => {
@@ -339,17 +488,35 @@
   });
 
   $("ng-add-bot").addEventListener("click", () => addBotRow("", ""));
+  let pendingGame = null;
   $("new-game-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const body = newGameBody();
-    if (body.players.length < 1) {
-      showError("Name at least one player for the new game.");
+    if (typeof body === "string") {
+      showError(body);
       return;
     }
-    act("/api/new-game", body, () => {
-      showNotice("New game started.");
-      $("new-game-panel").open = false;
-    });
+    if (gameRunning()) {
+      /* one tap must never wipe a game in progress */
+      pendingGame = body;
+      const scores = (state.players || []).map((p) => p.name + " " + points(p.score)).join(", ");
+      $("replace-text").textContent = "A game is running (" + scores + ", round " + state.round +
+        "). Starting a new one ends it.";
+      $("replace-panel").hidden = false;
+      return;
+    }
+    startGame(body);
+  });
+  $("replace-yes").addEventListener("click", () => {
+    if (pendingGame) startGame(pendingGame);
+    pendingGame = null;
+  });
+  $("replace-no").addEventListener("click", () => {
+    pendingGame = null;
+    $("replace-panel").hidden = true;
+  });
+  $("play-again").addEventListener("click", () => {
+    if (state && state.finished) startGame({ preset: state.preset, players: samePlayers(state) });
   });
 
   $("forget").addEventListener("click", () => {

@@ -5,12 +5,15 @@
 "use strict";
 
 (() => {
-  const { h, die, points, percent, sorted, live, storage } = Zilch;
+  const { h, die, points, percent, sorted, live, storage, newEntries, lastSeq, trayOwner,
+    turnStart, freeRollDue, momentsIn, rulesFollower, bankReason } = Zilch;
   const $ = (id) => document.getElementById(id);
   const root = $("tv");
 
   const LOG_LINES = 12;
   const ANNOUNCEMENT_MS = 12000;
+  const MOMENT_MS = 3200;  /* a moment stays at least 2.5 s, the design's floor */
+  const MOMENT_QUEUE = 4;
   const RECORDS_REFRESH_MS = 5 * 60 * 1000;
   const UNSURE_BELOW = 0.6;
   const MAX_OPTIONS = 7;
@@ -29,6 +32,12 @@
   };
 
   let lastAnnouncementSeq = null;
+  let seenLogSeq = null;  /* the newest log entry already shown (null: none received yet) */
+  let moments = [];
+  let momentTimer = null;
+  let audio = null;
+  const rules = rulesFollower();
+  let latest = null;
   let announcementTimer = null;
   let recordsTimer = null;
   let serverSpeech = root.dataset.speech !== "off";
@@ -92,15 +101,48 @@
       h("div", { class: "player-badges" }, badges));
   }
 
-  function trayDice(state) {
+  /* What #tray shows: the current player's dice of this turn, or the dice
+     of an ended turn marked stale and labelled as that turn's. */
+  function trayView(state) {
     const turn = state.turn || {};
     const reading = state.reading;
+    const who = state.current || "";
     const readingPhase = ["fix_tray", "reading"].includes(state.phase);
-    if (reading && reading.dice && (readingPhase || !turn.roll)) {
-      return [...reading.dice].sort((a, b) => a.value - b.value).map((d) =>
-        die(d.value, !reading.ok || d.confidence < UNSURE_BELOW ? "unsure" : ""));
+    if (reading && reading.dice && readingPhase) {
+      return { label: "In the tray", stale: false, dice: [...reading.dice]
+        .sort((a, b) => a.value - b.value)
+        .map((d) => die(d.value, !reading.ok || d.confidence < UNSURE_BELOW ? "unsure" : "")) };
     }
-    return sorted(turn.roll).map((v) => die(v));
+    if (["shaking", "settling"].includes(state.phase)) {
+      return { label: "In the tray", stale: false, dice: [],
+        empty: "Shaking " + dice(turn.dice_left) + "…" };
+    }
+    if (turn.roll) {
+      return { label: "In the tray", stale: false, dice: sorted(turn.roll).map((v) => die(v)) };
+    }
+    const owner = trayOwner(state);
+    const seen = reading && reading.dice ? sorted(reading.dice.map((d) => d.value)) : [];
+    if (owner.stale && owner.player && seen.length) {
+      const stale = seen.map((v) => {
+        const face = die(v, "stale");
+        face.setAttribute("data-stale", "");
+        return face;
+      });
+      const same = owner.dice && sorted(owner.dice).join() === seen.join();
+      const label = same ? owner.player + "'s last roll" : "Left from " + owner.player + "'s turn";
+      return { label, stale: true, dice: stale };
+    }
+    if (!owner.stale && seen.length) {
+      return { label: "In the tray", stale: false, dice: seen.map((v) => die(v)) };
+    }
+    const next = freeRollDue(turn) ? "Free roll: " : (who ? who + " rolls " : "");
+    return { label: "In the tray", stale: false, dice: [],
+      empty: state.finished || !who ? "" : next + dice(turn.dice_left) + " next" };
+  }
+
+  function dice(n) {
+    const count = typeof n === "number" ? n : 6;
+    return count + (count === 1 ? " die" : " dice");
   }
 
   function sameDice(a, b) {
@@ -119,8 +161,32 @@
   function bankStatus(turn, state) {
     if (state.phase === "over" || !state.current) return "";
     if (turn.can_bank) return "Can bank " + points(turn.total);
-    if (!turn.total) return "Nothing to bank yet";
-    return "Cannot bank yet";
+    const why = bankReason(state, rules.value);
+    return why ? why[0].toUpperCase() + why.slice(1) : "Cannot bank yet";
+  }
+
+  /* What the phase line says; ROLL or BANK only when banking is possible. */
+  function phaseText(state) {
+    const turn = state.turn || {};
+    if (state.phase === "ready") {
+      if (freeRollDue(turn)) return turn.can_bank ? "Free roll or BANK" : "Press ROLL for the free roll";
+      return turn.can_bank ? "Press ROLL or BANK" : "Press ROLL";
+    }
+    return PHASES[state.phase] || "";
+  }
+
+  /* A final turn's stake: what the current player needs to get ahead of everyone else. */
+  function finalNote(state) {
+    const start = turnStart(state);
+    if (!start || !(start.data || {}).final || state.finished) return "";
+    const players = state.players || [];
+    const me = players.find((p) => p.name === state.current);
+    const others = players.filter((p) => p.name !== state.current).map((p) => p.score);
+    if (!me || !others.length) return "Last turn";
+    const gap = Math.max(...others) - me.score;
+    return gap >= 0
+      ? "Last turn: needs " + points(gap + 50) + " to lead"
+      : "Last turn: leads by " + points(-gap);
   }
 
   function logItem(entry) {
@@ -147,6 +213,78 @@
     box.dataset.kind = announcement.kind || "";
     box.hidden = false;
     announcementTimer = setTimeout(() => { box.hidden = true; }, ANNOUNCEMENT_MS);
+  }
+
+  /* ---------- moments: zilch, hot dice, free roll, bank, penalty ---------- */
+
+  function takeMoments(state) {
+    const log = state.log || [];
+    const newest = lastSeq(log);
+    if (seenLogSeq === null || state.game_id !== takeMoments.game) {
+      /* the page just loaded (or a new game began): nothing old is replayed */
+      takeMoments.game = state.game_id;
+      seenLogSeq = newest;
+      return;
+    }
+    const found = momentsIn(newEntries(log, seenLogSeq), log);
+    seenLogSeq = Math.max(seenLogSeq, newest);
+    if (!found.length) return;
+    moments = moments.concat(found).slice(-MOMENT_QUEUE);
+    if (momentTimer === null) nextMoment();
+  }
+
+  function nextMoment() {
+    const box = $("moment");
+    const moment = moments.shift();
+    if (!moment) {
+      momentTimer = null;
+      box.hidden = true;
+      box.removeAttribute("data-moment");
+      box.replaceChildren();
+      return;
+    }
+    box.replaceChildren(
+      h("div", { class: "moment-title" }, moment.title),
+      h("div", { class: "moment-detail" }, moment.detail));
+    box.setAttribute("data-moment", moment.kind);
+    box.hidden = false;
+    sound(moment.kind);
+    momentTimer = setTimeout(nextMoment, MOMENT_MS);
+  }
+
+  /* Short tones made in the page (nothing fetched); off whenever speech is off. */
+  const TONES = {
+    zilch: [[392, 0.16], [311, 0.16], [233, 0.34]],
+    penalty: [[220, 0.22], [165, 0.4]],
+    bank: [[523, 0.12], [659, 0.12], [784, 0.26]],
+    "hot-dice": [[523, 0.09], [659, 0.09], [784, 0.09], [1047, 0.24]],
+    "free-roll": [[659, 0.1], [880, 0.22]],
+  };
+
+  function sound(kind) {
+    if (!speechEnabled() || !TONES[kind]) return;
+    root.dataset.lastSound = kind;
+    const Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return;
+    try {
+      audio = audio || new Context();
+      let at = audio.currentTime + 0.02;
+      for (const [frequency, length] of TONES[kind]) {
+        const osc = audio.createOscillator();
+        const gain = audio.createGain();
+        osc.type = "triangle";
+        osc.frequency.value = frequency;
+        gain.gain.setValueAtTime(0.0001, at);
+        gain.gain.exponentialRampToValueAtTime(0.25, at + 0.02);
+        gain.gain.exponentialRampToValueAtTime(0.0001, at + length);
+        osc.connect(gain).connect(audio.destination);
+        osc.start(at);
+        osc.stop(at + length + 0.02);
+        at += length;
+      }
+    } catch (err) {
+      /* no audio device: the moment is still shown */
+    }
   }
 
   /* ---------- idle screen ---------- */
@@ -183,7 +321,9 @@
   }
 
   function enterIdle(state) {
-    $("next-game").textContent = (state.table && state.table.next_game) || "not scheduled";
+    const next = state.table && state.table.next_game;
+    $("next-game").textContent = next || "";
+    $("idle-next").hidden = !next;
     if (recordsTimer === null) {
       loadRecords();
       recordsTimer = setInterval(loadRecords, RECORDS_REFRESH_MS);
@@ -200,6 +340,8 @@
   /* ---------- the whole page ---------- */
 
   function render(state, fresh) {
+    latest = state;
+    rules.follow(state, () => render(latest, false));
     root.dataset.phase = state.phase || "";
     root.classList.toggle("finished", Boolean(state.finished));
     root.dataset.seq = state.seq === undefined ? "" : String(state.seq);
@@ -218,6 +360,7 @@
       renderGame(state);
     }
     showAnnouncement(state.announcement, fresh, Boolean(state.finished));
+    takeMoments(state);
     renderWinner(state);
   }
 
@@ -236,22 +379,32 @@
 
     $("current").textContent = state.finished ? "Game over"
       : state.current ? state.current : "";
-    $("phase").textContent = state.finished ? "" : PHASES[state.phase] || "";
+    $("phase").textContent = state.finished ? "" : phaseText(state);
 
     const message = $("message");
     message.textContent = state.message || "";
     message.hidden = !state.message;
 
-    $("tray").replaceChildren(...trayDice(state));
-    const note = $("reading-note");
+    const tray = trayView(state);
+    const trayBox = $("tray");
+    trayBox.replaceChildren(...(tray.dice.length ? tray.dice
+      : tray.empty ? [h("span", { class: "tray-empty" }, tray.empty)] : []));
+    trayBox.classList.toggle("stale", tray.stale);
+    const trayLabel = $("tray-label");
+    trayLabel.textContent = tray.label;
+    trayLabel.classList.toggle("stale", tray.stale);
+    const note = finalNote(state);
+    $("turn-note").textContent = note;
+    $("turn-note").hidden = !note;
+    const readingNote = $("reading-note");
     const unsure = state.reading && state.reading.ok === false && state.reading.reason;
-    note.textContent = unsure ? "Camera: " + state.reading.reason : "";
-    note.hidden = !unsure;
+    readingNote.textContent = unsure ? "Camera: " + state.reading.reason : "";
+    readingNote.hidden = !unsure;
 
     const groups = turn.set_aside || [];
     $("set-aside").replaceChildren(...(groups.length
       ? groups.map((group) => h("span", { class: "group" }, sorted(group).map((v) => die(v, "kept"))))
-      : [h("span", { class: "none" }, "nothing yet")]));
+      : [h("span", { class: "none" }, "nothing set aside")]));
 
     $("turn-total").textContent = points(turn.total);
     const bank = $("bank-status");
