@@ -230,9 +230,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
             30, _int_range(5, 600), "seconds before the host calls a player again"
         ),
         "schedule": Key(
-            ["Mon 15:30", "Wed 09:30", "Fri 15:30"],
+            [],
             _schedule,
-            "game times shown on the idle screen",
+            'game times for the idle screen, such as ["Mon 15:30"]; none by default',
         ),
     },
     "state": {

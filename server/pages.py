@@ -10,6 +10,7 @@ to a browser elsewhere on the network), and whether the TV speaks.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -104,10 +105,16 @@ def preset_names() -> list[str]:
 
 
 def preset_titles() -> dict[str, str]:
-    """Each preset's one-line description (the first line of its rules), for the form."""
+    """Each preset in a line for the new-game form: its name in words and its target."""
     from zilch import PRESETS
 
-    return {name: rules.doc.strip().splitlines()[0].rstrip(".") for name, rules in PRESETS.items()}
+    titles = {}
+    for name, rules in PRESETS.items():
+        first = rules.doc.strip().splitlines()[0].rstrip(".")
+        first = re.sub(r"\s*\(source [^)]*\)", "", first)  # the sources are for the docs
+        first = re.sub(r"\s[\d,]+(?: / [\d,]+)+", "", first)  # one line for several targets
+        titles[name] = f"{first}, to {rules.target:,}"
+    return titles
 
 
 def rules_in_force() -> RuleSet:

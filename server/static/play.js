@@ -499,6 +499,7 @@
     if (gameRunning()) {
       /* one tap must never wipe a game in progress */
       pendingGame = body;
+      showError("");
       const scores = (state.players || []).map((p) => p.name + " " + points(p.score)).join(", ");
       $("replace-text").textContent = "A game is running (" + scores + ", round " + state.round +
         "). Starting a new one ends it.";

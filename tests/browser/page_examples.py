@@ -68,14 +68,14 @@ CHOOSE: dict[str, Any] = {
     "finished": False,
     "winners": [],
     "log": [
-        {"seq": 50 + i, "kind": k, "text": t}
-        for i, (k, t) in enumerate(
+        {"seq": 50 + i, "kind": k, "player": p, "text": t, "data": d}
+        for i, (k, p, t, d) in enumerate(
             [
-                ("bank", "Dmitri banks 650 and has 4,150."),
-                ("turn_start", "Ann's turn."),
-                ("roll", "Ann rolls 1 1 1 4 6 3."),
-                ("set_aside", "Ann sets aside 1 1 1 for 300."),
-                ("roll", "Ann rolls 1 5 2 2 3 6."),
+                ("bank", "Dmitri", "Dmitri banks 650 and has 4,150.", {"points": 650}),
+                ("turn_start", "Ann", "Ann's turn.", {"final": False}),
+                ("roll", "Ann", "Ann rolls 1 1 1 4 6 3.", {"dice": [1, 1, 1, 4, 6, 3]}),
+                ("set_aside", "Ann", "Ann sets aside 1 1 1 for 300.", {"dice": [1, 1, 1]}),
+                ("roll", "Ann", "Ann rolls 1 5 2 2 3 6.", {"dice": [1, 5, 2, 2, 3, 6]}),
             ]
         )
     ],
@@ -161,7 +161,75 @@ def _crowd() -> dict[str, Any]:
     return state
 
 
+def _ready() -> dict[str, Any]:
+    """Ann between rolls with 250 on the turn, not yet on board: ROLL 3 dice, no bank."""
+    state = copy.deepcopy(CHOOSE)
+    state["players"][0].update(score=0, on_board=False)
+    state.update(phase="ready", message="", announcement=None)
+    state["turn"].update(
+        total=250, roll=None, dice_left=3, set_aside=[[1, 1], [5]], best=None, options=[], hint=""
+    )
+    state["reading"]["dice"] = state["reading"]["dice"][:3]
+    return state
+
+
+def _free_roll() -> dict[str, Any]:
+    """Ann after hot dice: 600 on the turn and all six dice to roll again."""
+    state = _ready()
+    state["turn"].update(total=600, dice_left=6, set_aside=[], can_bank=True)
+    state["reading"] = {"dice": [], "ok": True, "reason": ""}  # all six set aside
+    state["log"].append(
+        {
+            "seq": 56,
+            "kind": "free_roll",
+            "player": "Ann",
+            "text": "Hot dice! All six dice scored: Ann may bank or roll all six again.",
+            "data": {"total": 600, "compulsory": False},
+        }
+    )
+    return state
+
+
+def _after_zilch() -> dict[str, Any]:
+    """Ben's turn has begun; the tray still holds the dice Ann zilched on."""
+    state = copy.deepcopy(CHOOSE)
+    state.update(phase="ready", current="Ben", message="", announcement=None)
+    state["turn"] = empty_turn()
+    state["reading"] = {
+        "dice": [{"value": v, "center": [0, 0], "confidence": 0.97} for v in (2, 3, 4, 4)],
+        "ok": True,
+        "reason": "",
+    }
+    state["log"] += [
+        {
+            "seq": 58,
+            "kind": "roll",
+            "player": "Ann",
+            "text": "Ann rolls 2 3 4 4.",
+            "data": {"dice": [2, 3, 4, 4]},
+        },
+        {
+            "seq": 58,
+            "kind": "zilch",
+            "player": "Ann",
+            "text": "Zilch! Ann loses the turn's 300.",
+            "data": {"lost": 300, "streak": 1},
+        },
+        {
+            "seq": 58,
+            "kind": "turn_start",
+            "player": "Ben",
+            "text": "Ben's turn.",
+            "data": {"final": False},
+        },
+    ]
+    return state
+
+
 STATES = {
+    "ready": _ready(),
+    "free_roll": _free_roll(),
+    "after_zilch": _after_zilch(),
     "choose": CHOOSE,
     "idle": _idle(),
     "over": _over(),
@@ -222,6 +290,18 @@ def make_app() -> Flask:
         doc = copy.deepcopy(current["state"])
         seq = doc.get("seq", 0) + 1
         doc["announcement"] = {"seq": seq, "text": request.args["text"], "kind": "call"}
+        return publish(doc)
+
+    @app.get("/harness/log")
+    def add_log() -> Response:
+        """Append log entries (``kind``, ``player``, ``text``, JSON ``data``; repeatable)."""
+        doc = copy.deepcopy(current["state"])
+        seq = doc.get("seq", 0) + 1
+        kinds, players = request.args.getlist("kind"), request.args.getlist("player")
+        texts, datas = request.args.getlist("text"), request.args.getlist("data")
+        for kind, player, text, data in zip(kinds, players, texts, datas, strict=True):
+            entry = {"seq": seq, "kind": kind, "player": player, "text": text}
+            doc["log"].append({**entry, "data": json.loads(data)})
         return publish(doc)
 
     @app.get("/api/events")

@@ -95,3 +95,27 @@ def test_a_missing_chromium_skips_except_under_ci(
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI is set"):
         tower_pages.require_chromium()
+
+
+def test_rules_page_and_json_describe_the_rules_in_force() -> None:
+    app = Flask(__name__)
+    config = load_config(env={})
+    app.config["ZILCH_TOWER_CONFIG"] = config
+    app.register_blueprint(pages.bp)
+    client = app.test_client()
+    fields = client.get("/api/rules").get_json()
+    assert fields == config.rules.to_dict()
+    html = client.get("/rules").get_data(as_text=True)
+    assert f"Rules in force: {config.rules.name}" in html
+    assert "No house rules" in html
+    from zilch import PRESETS
+
+    for name in PRESETS:
+        assert f'id="preset-{name}"' in html
+    assert "<th>To get on board</th><td>a bank of 300</td>" in html
+
+
+def test_preset_titles_are_one_line_each() -> None:
+    titles = pages.preset_titles()
+    assert titles["twinson-10000"] == "Twinson Zilch, to 10,000"
+    assert all("source" not in t for t in titles.values())

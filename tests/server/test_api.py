@@ -34,7 +34,7 @@ def test_idle_state_document(client) -> None:
     for key in ("preset", "turn", "finished", "winners", "log", "table", "seq", "announcement"):
         assert key in state
     assert set(state["turn"]) >= {"total", "roll", "dice_left", "best", "can_bank"}
-    assert state["table"]["next_game"]
+    assert state["table"]["next_game"] is None, "no schedule is made up when none is configured"
 
 
 @pytest.mark.parametrize("path", PLAY_ENDPOINTS)
@@ -264,3 +264,24 @@ def test_every_change_of_the_table_needs_a_pin(client) -> None:
         assert response.status_code == 401, path
         assert "Pin" in response.get_json()["error"], path
     assert client.get("/api/state").get_json() == before
+
+
+def test_pin_checks_change_nothing(client) -> None:
+    before = client.get("/api/state").get_json()
+    assert _post(client, "/api/pin").get_json() == {"ok": True}
+    wrong = _post(client, "/api/pin", headers={"X-Table-Pin": "0000"})
+    assert wrong.status_code == 401 and "wrong table PIN" in wrong.get_json()["error"]
+    admin = _post(client, "/api/admin-pin", headers={"X-Admin-Pin": "13579"})
+    assert admin.get_json() == {"ok": True}
+    assert _post(client, "/api/admin-pin").status_code == 401, "the table PIN is not the admin's"
+    assert _post(client, "/api/pin", {"x": 1}).status_code == 400
+    assert client.get("/api/state").get_json() == before
+
+
+def test_rules_of_the_game_in_play(client) -> None:
+    _start(client, preset="greedy")
+    rules = client.get("/api/rules").get_json()
+    assert rules["preset"] == "greedy"
+    assert rules["fields"]["entry_rule"] == "while_zero" and rules["fields"]["entry_minimum"] == 500
+    html = client.get("/rules").get_data(as_text=True)
+    assert "Rules in force: greedy" in html

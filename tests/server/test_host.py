@@ -36,7 +36,11 @@ def wait_for(check, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-d
 @pytest.fixture
 def club(tmp_path):  # type: ignore[no-untyped-def]
     clock = FakeClock()
-    config = make_config(tmp_path / "state", QUICK_SHAKE + "[host]\ncall_timeout_s = 30\n")
+    config = make_config(
+        tmp_path / "state",
+        QUICK_SHAKE
+        + '[host]\ncall_timeout_s = 30\nschedule = ["Mon 15:30", "Wed 09:30", "Fri 15:30"]\n',
+    )
     table = TableService(
         config,
         sim=True,
