@@ -111,7 +111,7 @@ def test_tv_shows_each_moment_for_long_enough_beside_the_tray(
     add_log(example_table, HOT, ROLL)
     wait_for_seq(page, "tv", harness(example_table, "announce?text=Ben%2C+it%27s+your+turn."))
     page.wait_for_selector("#announcement:not([hidden])")
-    page.wait_for_function("window.moments.filter(m => m.end).length >= 5", timeout=40000)
+    page.wait_for_function("() => window.moments.filter(m => m.end).length >= 5", timeout=40000)
 
     moments = page.evaluate("window.moments")
     kinds = [m["kind"] for m in moments]
@@ -155,7 +155,7 @@ def test_tv_marks_an_ended_turns_dice_stale(example_table: str, page_for: Any) -
     assert page.text_content("#tray-label") == "In the tray"
     assert page.text_content("#phase") == "Press ROLL", "no BANK offered under the minimum"
     page.wait_for_function(
-        "document.getElementById('bank-status').textContent === 'Needs 300 to get on board'"
+        "() => document.getElementById('bank-status').textContent === 'Needs 300 to get on board'"
     )
 
     wait_for_seq(page, "tv", harness(example_table, "use/free_roll"))
@@ -266,7 +266,7 @@ def test_phone_says_what_roll_and_bank_do(
 
     wait_for_seq(page, "play", harness(example_table, "use/ready"))
     assert page.is_enabled("#roll") and page.text_content("#roll") == "ROLL 3 DICE"
-    page.wait_for_function("document.getElementById('bank').textContent.includes('needs')")
+    page.wait_for_function("() => document.getElementById('bank').textContent.includes('needs')")
     assert page.is_disabled("#bank")
     assert page.text_content("#bank") == "BANKneeds 300 to get on board"
     page.screenshot(path=str(artifacts / "phone-ready.png"), full_page=True)
@@ -297,7 +297,7 @@ def test_phone_shows_its_own_players_moments_only(
     wait_for_seq(page, "play", add_log(example_table, ZILCH))
     page.wait_for_selector("#moment[data-moment='zilch']")
     page.screenshot(path=str(artifacts / "phone-moment-zilch.png"))
-    page.wait_for_function("window.moments.filter(m => m.end).length >= 1", timeout=10000)
+    page.wait_for_function("() => window.moments.filter(m => m.end).length >= 1", timeout=10000)
     moments = page.evaluate("window.moments")
     assert [m["kind"] for m in moments] == ["zilch"]
     assert moments[0]["end"] - moments[0]["start"] >= 2500
@@ -369,7 +369,9 @@ def test_phone_plays_again_with_the_same_players(example_table: str, page_for: A
     page.route("**/api/new-game", capture)
     wait_for_seq(page, "play", harness(example_table, "use/over"))
     page.click("#play-again")
-    page.wait_for_function("document.getElementById('notice').textContent === 'New game started.'")
+    page.wait_for_function(
+        "() => document.getElementById('notice').textContent === 'New game started.'"
+    )
     assert sent == [
         {
             "preset": "dicenow",
