@@ -39,11 +39,12 @@ Sleeper = Callable[[float], None]
 class Solenoid(Closing):
     """A 12 V push solenoid switched by a MOSFET whose gate is on ``pin`` (BCM).
 
-    Wiring: GPIO -> 150 ohm -> gate of an IRLZ44N-class logic-level MOSFET,
-    10 kohm from gate to ground (keeps the coil off while the Pi boots or the
-    pin floats), source to ground (shared with the Pi's ground), drain to the
-    coil's minus lead, coil's plus lead to +12 V, and a flyback diode
-    (1N4007/1N5819) across the coil, cathode (band) to +12 V.
+    Wiring: GPIO -> 150 ohm -> gate of a MOSFET whose on-resistance is
+    specified at 2.5 V gate drive (IRLML6344 class), 10 kohm from gate to
+    ground (keeps the coil off while the Pi boots or the pin floats),
+    source to ground (shared with the Pi's ground), drain to the coil's
+    minus lead, coil's plus lead to +12 V through a thermal fuse, and a
+    flyback diode (1N4007/1N5819) across the coil, cathode (band) to +12 V.
 
     With ``train`` (the Pi's lgpio line) a shake's pulses are sent as one
     train timed outside Python; without, a gpiozero output on ``pin`` is

@@ -13,6 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from firmware import DIE_MM, TRAY_MM
 from firmware.pins import HEADER_PIN, ROLES
 from server.config import SCHEMA
+from vision.sources import lens_dioptres, same_aspect_size
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -85,13 +86,43 @@ def test_model_tray_matches_the_firmware(name: str, value: float) -> None:
 
 
 def test_camera_arithmetic_in_the_readme() -> None:
-    """The die sizes the README quotes follow from the field of view and the tray."""
+    """The die sizes the README quotes follow from the full-field view, the tray and the lens."""
     readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
     half_v = math.tan(math.radians(41 / 2))
     height = (TRAY_MM[1] + 15) / 2 / half_v
-    width_seen = 2 * height * half_v * 4 / 3
     scad = (HARDWARE / "tower.scad").read_text(encoding="utf-8")
     assert f"lens_height = {math.ceil(height) + 1};" in scad
-    for pixels in (640, 1296):
-        die_px = round(DIE_MM * pixels / width_seen)
+    lens = math.ceil(height) + 1
+    depth_seen = 2 * lens * half_v  # the 16:9 view's short side spans the tray's depth
+    for asked, delivered in (((640, 480), (854, 480)), ((1296, 972), (1728, 972))):
+        assert same_aspect_size(asked, 16 / 9) == delivered
+        assert f"**{delivered[0]} x {delivered[1]}**" in readme
+        die_px = round(DIE_MM * delivered[1] / depth_seen)
         assert f"**{die_px} px**" in readme
+    assert SCHEMA["camera"]["lens_height_mm"].default == lens
+    assert f"{lens_dioptres(lens):.2f} dioptres" in readme
+
+
+def _scad(name: str) -> float:
+    scad = (HARDWARE / "tower.scad").read_text(encoding="utf-8")
+    match = re.search(rf"^{name} = \[?([\d.]+)", scad, re.MULTILINE)
+    assert match is not None, name
+    return float(match[1])
+
+
+def test_the_camera_cable_reaches_along_the_arm_and_down_the_mast() -> None:
+    """The BOM's cable is long enough for the run in tower.scad, and the next size down is not."""
+    outer_d = TRAY_MM[1] + 2 * _scad("wall_t")
+    arm = outer_d / 2 + _scad("mast_gap") + _scad("mast_w") / 2
+    foot_gap = _scad("solenoid") + _scad("plunger_rest") + _scad("plunger_gap") + _scad("strike_h")
+    floor_z = _scad("base_t") + foot_gap + _scad("floor_t")
+    cam_stack = _scad("standoff") + 1 + _scad("lens_protrude")
+    plate_z = floor_z + _scad("lens_height") + cam_stack
+    run = arm + plate_z + _scad("plate_t")  # along the arm, down the mast to the base
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"\| Pi 5 camera cable, 22-way to 15-way, (\d+) mm \|", readme)
+    assert match is not None
+    cable = int(match[1])
+    assert cable >= run + 30  # and on to the Pi at the mast's foot
+    assert run > 300  # a 300 mm cable would not do
+    assert f"about {round(run, -1):.0f} mm" in readme
