@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from firmware import DIE_MM, TRAY_MM
 from firmware.pins import HEADER_PIN, ROLES
 from server.config import SCHEMA
-from vision.sources import lens_dioptres, same_aspect_size
+from vision.camera_settings import lens_dioptres, same_aspect_size
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 SVG_NS = "{http://www.w3.org/2000/svg}"

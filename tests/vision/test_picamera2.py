@@ -10,17 +10,14 @@ import pytest
 
 from server.config import SCHEMA
 from tests.vision.fake_picamera2 import IMX219, IMX708, Log, Scene, fake_picamera2, libcamera_pick
-from vision.sources import (
+from vision.camera_settings import (
     DEFAULT_LENS_HEIGHT_MM,
-    CameraNotFound,
-    Picamera2Source,
-    SourceError,
-    _close_enough,
+    close_enough,
     full_field_mode,
     lens_dioptres,
-    open_source,
     same_aspect_size,
 )
+from vision.sources import CameraNotFound, Picamera2Source, SourceError, open_source
 
 
 def install(monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> Log:
@@ -166,7 +163,7 @@ def test_the_lock_waits_for_ae_converged_and_stable_colour_gains(
         assert got == pytest.approx(want, rel=0.02)
     # Two frames within 2% came much earlier, while white balance was still far off:
     for k in range(1, frame):
-        if _close_enough(_values(seen[k - 1]), _values(seen[k])):
+        if close_enough(_values(seen[k - 1]), _values(seen[k])):
             early = seen[k]["ColourGains"]
             assert abs(early[0] / scene.colour[0] - 1) > 0.05
             break
