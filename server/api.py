@@ -22,9 +22,9 @@ from typing import Any, Literal, TypeVar, cast
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from server.controller import TableError
 from server.nesting import BODY_NESTING, nesting_depth, too_deep
 from server.service import TableService
+from server.table_state import TableError
 from zilch import IllegalAction
 from zilch.names import NAME_RULE, name_key, name_problem, normalize_name
 

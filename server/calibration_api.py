@@ -22,10 +22,11 @@ from flask import Blueprint, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
 from server.api import ApiError, check_pin
-from server.controller import TableError
-from vision import annotate, read_dice
+from server.service import TableService
+from server.table_state import TableError
+from vision import Reading, annotate, read_dice
 from vision.calibration import Calibration, CalibrationError, calibrate
-from vision.sources import SourceError
+from vision.sources import SharedCamera, SourceError
 
 bp = Blueprint("calibration_api", __name__, url_prefix="/api/calibrate")
 
@@ -64,8 +65,9 @@ class CalibrationSession:
 # ---------- access to the service's objects ----------
 
 
-def _service() -> Any:
-    return current_app.extensions["zilch_tower"]
+def _service() -> TableService:
+    found: TableService = current_app.extensions["zilch_tower"]
+    return found
 
 
 def _session() -> CalibrationSession:
@@ -74,12 +76,12 @@ def _session() -> CalibrationSession:
     return session
 
 
-def _camera() -> Any:
+def _camera() -> SharedCamera:
     return _service().hardware.camera
 
 
 def _calibration_path() -> Path:
-    return Path(_service().config.calibration_path)
+    return _service().hardware.watcher.calibration.path
 
 
 def _frame() -> np.ndarray:
@@ -90,11 +92,11 @@ def _frame() -> np.ndarray:
         raise CalibrationStepError(f"the camera gave no picture: {exc}") from None
 
 
-def _read(frame: np.ndarray, session: CalibrationSession) -> Any:
+def _read(frame: np.ndarray, session: CalibrationSession) -> Reading:
     """Read ``frame`` with the calibration being made, else as the table reads it."""
     if session.candidate is not None:
         return read_dice(frame, session.candidate)
-    return _service().hardware.read(frame, None)
+    return _service().hardware.watcher.read(frame, None)
 
 
 # ---------- checks and answers ----------
@@ -156,7 +158,7 @@ def _status(session: CalibrationSession) -> dict[str, Any]:
         "saved": session.saved,
         "exposure_locked": session.exposure_locked,
         "lock_note": session.lock_note,
-        "simulated": _simulated_tower() is not None,
+        "simulated": _service().hands.helper,
         "path": str(_calibration_path()),
     }
 
@@ -257,26 +259,17 @@ def save() -> Response:
             raise CalibrationStepError("capture the empty tray and the six dice first")
         if session.test is None:
             raise CalibrationStepError("do a test read before saving (step 3)")
-        path = _calibration_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        session.candidate.save(path)
-        session.saved = str(path)
+        saved = _service().hardware.watcher.calibration.save(session.candidate)
+        session.saved = str(saved)
     return jsonify(_status(session))
 
 
 # ---------- the simulator's hands ----------
 
 
-def _simulated_tower() -> Any:
-    service = _service()
-    return service.hardware.tower if service.sim else None
-
-
 def _move_sim_dice(take_out: bool) -> Response:
-    """Run the service's journaled simulator hands; the status and the dice in the tray."""
+    """Run the service's journaled helper hands; the status and the dice in the tray."""
     service = _service()
-    if not service.sim:
-        raise CalibrationStepError("only the simulated tower has helper hands; move the dice")
     try:
         if take_out:
             service.sim_take_out()
@@ -284,7 +277,7 @@ def _move_sim_dice(take_out: bool) -> Response:
             service.sim_put_back()
     except TableError as exc:
         raise CalibrationStepError(str(exc)) from None
-    return jsonify(_status(_session()) | {"in_tray": service.hardware.tower.in_tray})
+    return jsonify(_status(_session()) | {"in_tray": service.controller.state.in_tray})
 
 
 @bp.post("/sim/take-out")

@@ -4,16 +4,14 @@ Every reading of the dice becomes a game action here and nowhere else. Work
 arrives as commands (from the API, the tower's buttons, computer players and
 the host) on a queue; the thread runs them one at a time and, between them,
 advances the physical phases: shake, settle, read, wait for dice to leave or
-come back. Each change is committed to the journal (:mod:`server.store`)
-before the new state is published, and a restart resumes from the journal.
-The hardware side (shake, settle, read, dice out and back) is in
-:mod:`server.tray`.
+come back.
 
-Phases: ``idle`` (no game), ``ready`` (waiting for ROLL or BANK), ``shaking``,
-``settling``, ``reading``, ``choose`` (dice read, waiting for a set-aside),
-``remove_dice`` (waiting for set-aside dice to leave the tray),
-``return_dice`` (waiting for dice to come back), ``fix_tray`` (a person must
-straighten the tray), ``over``.
+The table is one value, :class:`~server.table_state.TableState`. Each step
+builds the next value (the game's next state from :meth:`zilch.Game.after`),
+commits it to the journal (:mod:`server.store`) and only then adopts and
+publishes it; a restart resumes from the journal. The hardware side (shake,
+settle, read, dice out and back) is :class:`~server.tray.Tray`, which
+reports outcomes; what the simulator adds is :class:`~server.hands.Hands`.
 """
 
 from __future__ import annotations
@@ -22,36 +20,46 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
+from server.hands import Hands, PeopleHands, TowerOp, multiset_minus
 from server.host import Host
-from server.store import Step, Store
-from server.tray import Hardware, TableError, Timing, TrayPhases, dice_text, multiset_minus
-from zilch import Event, Game, IllegalAction, find_preset, replay
+from server.store import Step as JournalEntry
+from server.store import Store
+from server.table_state import (
+    ANNOUNCED,
+    ANNOUNCED_FIRST,
+    LOG_LENGTH,
+    Announcement,
+    AnnouncementKind,
+    TableError,
+    TablePhase,
+    TableState,
+)
+from server.tray import Hardware, Settled, TakenOut, Timing, Tray, TrayRight, Untouched
+from zilch import Event, Game, IllegalAction, RuleSet, find_preset, replay
 from zilch.strategy import BOTS, UnknownBot, make_bot
+from zilch.strategy.bots import Bot
+from zilch.strategy.solution import Solution
 
 log = logging.getLogger(__name__)
 
-BUSY_PHASES = ("shaking", "settling", "reading")
-LOG_LENGTH = 50
 DEFAULT_TIMING = Timing()
-ANNOUNCED = ("announcement", "final_round", "forgiven", "game_over", "call", "call_again", "skip")
-# An announcement saying several things takes the kind of the weightiest.
-ANNOUNCED_FIRST = (
-    "game_over",
-    "final_round",
-    "skip",
-    "call_again",
-    "call",
-    "forgiven",
-    "announcement",
-)
+CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
+
+Command = Callable[..., object]
+Note = tuple[str, str]  # (kind, text) of a log entry the engine did not make
 
 
-class Controller(TrayPhases):
+def dice_words(values: Sequence[int]) -> str:
+    """Die values for a sentence on the TV: ``1 5 5``."""
+    return " ".join(str(v) for v in sorted(values))
+
+
+class Controller:
     """The table state machine; all game and hardware work happens on its thread."""
 
     def __init__(
@@ -59,16 +67,19 @@ class Controller(TrayPhases):
         store: Store,
         hardware: Hardware,
         *,
+        hands: Hands | None = None,
         timing: Timing = DEFAULT_TIMING,
-        publish: Callable[[int], None] = lambda seq: None,
+        publish: Callable[[TableState], None] = lambda state: None,
         clock: Callable[[], float] = time.monotonic,
         host: Host | None = None,
         heartbeat: Callable[[], None] = lambda: None,
         long_press_action: str = "new_game",
-        solution: Callable[[Any], Any] | None = None,
+        solution: Callable[[RuleSet], Solution] | None = None,
     ) -> None:
         self.store = store
         self.hw = hardware
+        self.hands = hands or PeopleHands()
+        self.tray = Tray(hardware, self.hands, timing, clock)
         self.timing = timing
         self.clock = clock
         self.host = host
@@ -76,40 +87,25 @@ class Controller(TrayPhases):
         self._heartbeat = heartbeat
         self.long_press_action = long_press_action
         self._solution = solution
-        self._queue: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]]] = (
-            queue.Queue()
-        )
+        self._queue: queue.Queue[tuple[Command, tuple[object, ...], Future[object]]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._lock = threading.RLock()  # guards the attributes the state document reads
-        # table state (the snapshot)
-        self.game: Game | None = None
-        self.game_id: int | None = None
-        self.preset = ""
-        self.house_rules: dict[str, Any] = {}
-        self.bots: dict[str, str] = {}
-        self.phase = "idle"
-        self.message = ""
-        self.reading: dict[str, Any] | None = None
-        self.in_tray = 6
-        self.expect_tray: tuple[int, ...] | None = None
-        self.then: str | None = None
-        self.tries = 0
-        self.announcement: dict[str, Any] | None = None
-        self.refused: tuple[int, ...] | None = None
-        self.seq = 0
-        self.last_shake: dict[str, float] | None = None
-        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_LENGTH)
-        # transient
-        self._bot_objects: dict[str, Any] = {}
+        self._lock = threading.Lock()  # guards the adoption of a new state
+        self._state = TableState()
+        # transient (not journaled)
+        self._bot_objects: dict[str, Bot] = {}
         self._bot_due = 0.0
-        self._next_poll = 0.0
-        self._candidate: tuple[int, ...] | None = None
-        self._detector: Any = None
-        self._settle_deadline = 0.0
-        self._next_frame = 0.0
         self._idle = threading.Event()
-        self._shown_phase = "idle"
+        self._shown_phase = TablePhase.IDLE
+
+    @property
+    def state(self) -> TableState:
+        """The table as last committed (an immutable value)."""
+        return self._state
+
+    @property
+    def seq(self) -> int:
+        return self._state.seq
 
     # -- life cycle ---------------------------------------------------------
 
@@ -129,15 +125,15 @@ class Controller(TrayPhases):
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 30.0) -> Any:
+    def call(self, fn: Command, *args: object, timeout: float = 30.0) -> object:
         """Run ``fn(*args)`` on the controller thread and return its result or raise."""
-        future: Future[Any] = Future()
+        future: Future[object] = Future()
         if self._stop.is_set():
             raise TableError("the table service is shutting down")
         self._queue.put((fn, args, future))
         return future.result(timeout)
 
-    def submit_nowait(self, fn: Callable[..., Any], *args: Any) -> None:
+    def submit_nowait(self, fn: Command, *args: object) -> None:
         """Queue ``fn(*args)`` without waiting (button presses)."""
         self._queue.put((fn, args, Future()))
 
@@ -155,9 +151,9 @@ class Controller(TrayPhases):
     def _quiet(self) -> bool:
         with self._lock:
             phase = self._shown_phase
-            if phase in BUSY_PHASES or phase != self.phase:
+            if phase.busy or phase is not self._state.phase:
                 return False
-            if phase in ("remove_dice", "return_dice") and self.hw.sim_hands:
+            if self.hands.moves_dice(phase):
                 return False
             return self._bot_turn() is None
 
@@ -181,15 +177,16 @@ class Controller(TrayPhases):
                 self._idle.set()
 
     def _wait_time(self) -> float:
-        if self.phase in BUSY_PHASES:
-            return max(0.0, self._next_frame - time.monotonic())
-        if self.phase in ("choose", "remove_dice", "return_dice", "fix_tray"):
-            return max(0.0, min(self.timing.poll_s, self._next_poll - self.clock()))
+        phase = self._state.phase
+        if phase.busy:
+            return max(0.0, self.tray.next_frame - time.monotonic())
+        if phase in (TablePhase.CHOOSE, TablePhase.FIX_TRAY) or phase.tray_moving:
+            return max(0.0, min(self.timing.poll_s, self.tray.next_poll - self.clock()))
         if self._bot_turn() is not None:
             return max(0.0, min(0.5, self._bot_due - self.clock()))
         return 0.25
 
-    def _execute(self, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any]) -> None:
+    def _execute(self, fn: Command, args: tuple[object, ...], future: Future[object]) -> None:
         try:
             result = fn(*args)
         except Exception as exc:
@@ -203,33 +200,20 @@ class Controller(TrayPhases):
 
     def snapshot(self) -> dict[str, Any]:
         """The controller's own state, stored with every journal row."""
-        return {
-            "phase": self.phase,
-            "message": self.message,
-            "reading": self.reading,
-            "in_tray": self.in_tray,
-            "expect_tray": None if self.expect_tray is None else list(self.expect_tray),
-            "then": self.then,
-            "tries": self.tries,
-            "announcement": self.announcement,
-            "refused": None if self.refused is None else list(self.refused),
-            "preset": self.preset,
-            "house_rules": self.house_rules,
-            "bots": self.bots,
-            "last_shake": self.last_shake,
-        }
+        return self._state.to_json()
 
     def _commit(
         self,
+        following: TableState,
         *,
-        action: dict[str, Any] | None = None,
+        action: Mapping[str, object] | None = None,
         events: Sequence[Event] = (),
-        tower: Sequence[list[Any]] = (),
-        notes: Sequence[tuple[str, str]] = (),
+        tower: Sequence[TowerOp] = (),
+        notes: Sequence[Note] = (),
         roll: tuple[str, Sequence[int]] | None = None,
-    ) -> int:
-        """Journal the change (committed), then publish the new state."""
-        entries = [
+    ) -> TableState:
+        """Journal ``following`` (committed), then adopt and publish it; the adopted state."""
+        entries: list[dict[str, Any]] = [
             {"kind": e.kind, "player": e.player, "text": e.text, "data": dict(e.data)}
             for e in events
         ]
@@ -241,28 +225,28 @@ class Controller(TrayPhases):
             for e in events
             if e.kind == "bank" and e.player
         ]
+        game = following.game
         finished = None
-        game_over = any(e.kind == "game_over" for e in events)
-        if self.game is not None and self.game.state.finished and game_over:
-            finished = self.game.summary()
-        step = Step(
-            game_id=self.game_id,
-            snapshot=self.snapshot(),
-            action=action,
-            tower=list(tower),
+        if game is not None and game.state.finished and any(e.kind == "game_over" for e in events):
+            finished = game.summary()
+        entry = JournalEntry(
+            game_id=following.game_id,
+            snapshot=following.to_json(),
+            action=None if action is None else dict(action),
+            tower=[list(op) for op in tower],
             log=entries,
             roll=roll,
             turns=turns,
             finished=finished,
         )
-        seq = self.store.append(step, preset=self.preset or None)
+        seq = self.store.append(entry, preset=following.preset or None)
+        logged = (*following.log, *({"seq": seq, **e} for e in entries))[-LOG_LENGTH:]
+        adopted = replace(following, seq=seq, log=logged)
         with self._lock:
-            self.seq = seq
-            for entry in entries:
-                self.log.append({"seq": seq, **entry})
-        self._publish(seq)
-        self._shown_phase = self.phase
-        return seq
+            self._state = adopted
+        self._publish(adopted)
+        self._shown_phase = adopted.phase
+        return adopted
 
     def resume(self) -> None:
         """Rebuild the table from the journal: game from its record, tray from tower ops."""
@@ -270,39 +254,23 @@ class Controller(TrayPhases):
         if last is None:
             return
         seq, game_id, snap = last
-        if self.hw.sim_hands:
-            self._replay_tower(self.store.tower_ops())
-        self.seq = seq
-        self.preset = snap.get("preset", "")
-        self.house_rules = dict(snap.get("house_rules", {}))
-        self.bots = dict(snap.get("bots", {}))
-        self.phase = snap.get("phase", "idle")
-        self.message = snap.get("message", "")
-        self.reading = snap.get("reading")
-        self.in_tray = int(snap.get("in_tray", 6))
-        expect = snap.get("expect_tray")
-        self.expect_tray = None if expect is None else tuple(expect)
-        self.then = snap.get("then")
-        self.tries = int(snap.get("tries", 0))
-        self.announcement = snap.get("announcement")
-        self.last_shake = snap.get("last_shake")
-        refused = snap.get("refused")
-        self.refused = None if refused is None else tuple(refused)
+        self.hands.replay(self.store.tower_ops())
+        state = replace(TableState.from_json(snap), seq=seq)
         if game_id is not None:
             record = self.store.record(game_id)
             assert record is not None
-            self.game = replay(record)
-            self.game_id = game_id
-            self.log.extend(self.store.log(game_id, LOG_LENGTH))
-        if self.phase in BUSY_PHASES:
+            log_entries = tuple(self.store.log(game_id, LOG_LENGTH))
+            state = replace(state, game=replay(record), game_id=game_id, log=log_entries)
+        if state.phase.busy:
             # The dice were shaken (the shake is journaled before it happens):
             # wait for them to lie still and read them.
-            self.phase = "settling"
-        if self.host is not None and self.game is not None:
-            self.host.turn_started(self.game.state.current, self.clock())
-        self._shown_phase = self.phase
+            state = replace(state, phase=TablePhase.SETTLING)
+        self._state = state
+        if self.host is not None and state.game is not None:
+            self.host.turn_started(state.game.state.current, self.clock())
+        self._shown_phase = state.phase
         self._bot_due = self.clock() + self.timing.bot_delay_s
-        log.info("resumed table at seq %d, phase %s", seq, self.phase)
+        log.info("resumed table at seq %d, phase %s", seq, state.phase.value)
 
     # -- commands (run on the controller thread) --------------------------------
 
@@ -310,7 +278,8 @@ class Controller(TrayPhases):
         self, preset: str, rules: dict[str, Any], players: list[str], bots: dict[str, str]
     ) -> None:
         """Start a new game (abandoning one in progress) with these players."""
-        if self.phase in BUSY_PHASES:
+        now = self._state
+        if now.phase.busy:
             raise TableError("wait for the dice to be read before starting a new game")
         ruleset = find_preset(preset).with_house_rules(rules)
         for name, bot in bots.items():
@@ -318,128 +287,150 @@ class Controller(TrayPhases):
             if name not in players:
                 raise TableError(f"computer player {name!r} is not among the players")
         game = Game(ruleset, players)
-        old = self.game_id if self.game is not None and not self.game.state.finished else None
-        self.game_id = self.store.start_game(preset, rules, players, bots, abandon=old)
-        self.game = game
-        self.preset, self.house_rules, self.bots = preset, dict(rules), dict(bots)
+        old = now.game_id if now.playing else None
+        game_id = self.store.start_game(preset, rules, players, bots, abandon=old)
         self._bot_objects = {}
-        if self.hw.sim_hands:
-            self.in_tray = self.hw.tower.in_tray
-        self.then = None
-        self.refused = None
-        self.announcement = None
-        with self._lock:
-            self.log.clear()
+        following = replace(
+            now,
+            game=game,
+            game_id=game_id,
+            preset=preset,
+            house_rules=dict(rules),
+            bots=dict(bots),
+            in_tray=self.hands.in_tray(now.in_tray),
+            then=None,
+            refused=None,
+            announcement=None,
+            log=(),
+        )
         text = f"New game of {preset}" + (": " + ", ".join(players) if players else "")
-        self._after_game_change([], notes=[("new_game", text + ".")])
+        self._after_game_change(following, [], notes=[("new_game", text + ".")])
 
     def join(self, name: str, bot: str | None = None) -> None:
         """Add a player to the running game (the engine's joining rules apply)."""
+        now = self._state
         game = self._need_game()
         if bot is not None:
             self._make_bot(bot, game.rules)
-        events = game.apply({"join": name})
-        self.store.add_bot(self._game_id(), name, bot)
-        if bot is not None:
-            self.bots[name] = bot
-        self._after_game_change(events, action={"join": name})
+        game, events = game.after({"join": name})
+        assert now.game_id is not None
+        self.store.add_bot(now.game_id, name, bot)
+        bots = dict(now.bots) if bot is None else {**now.bots, name: bot}
+        following = replace(now, game=game, bots=bots)
+        self._after_game_change(following, events, action={"join": name})
 
     def roll(self, player: str | None = None) -> None:
         """ROLL: shake the tower once the dice in the tray are right."""
         game = self._need_game(player)
-        if self.phase in BUSY_PHASES:
+        phase = self._state.phase
+        if phase.busy:
             raise TableError("the dice are already rolling")
-        if self.phase == "choose":
+        if phase is TablePhase.CHOOSE:
             self._check_take_out(stable=False)
-            if self.phase == "choose":
+            if self._state.phase is TablePhase.CHOOSE:
                 raise TableError(
                     "set dice aside first: take them out of the tray or tap them on your phone"
                 )
-        if self.phase in ("remove_dice", "return_dice"):
+        if self._state.phase.tray_moving:
             self._tray_step()
-            if self.phase != "ready":
-                raise TableError(self.message or "the dice in the tray are not right yet")
-        if self.phase not in ("ready", "fix_tray"):
-            raise IllegalAction(f"cannot roll now: the table is {self.phase}")
+            if self._state.phase is not TablePhase.READY:
+                raise TableError(self._state.message or "the dice in the tray are not right yet")
+        phase = self._state.phase
+        if phase not in (TablePhase.READY, TablePhase.FIX_TRAY):
+            raise IllegalAction(f"cannot roll now: the table is {phase.value}")
+        game = self._need_game(player)
         if game.state.phase != "roll":
             raise IllegalAction("cannot roll now: set dice aside first")
         self._acted()
-        self.then = None
-        self.tries = 0
-        self._begin_shake()
+        self._begin_shake(replace(self._state, then=None, tries=0))
 
     def keep(self, values: list[int], player: str | None = None) -> None:
         """Set these dice aside (tapped on a phone, or a computer player's choice)."""
+        now = self._state
         game = self._need_game(player)
-        if self.phase != "choose":
-            raise IllegalAction(f"cannot set dice aside now: the table is {self.phase}")
+        if now.phase is not TablePhase.CHOOSE:
+            raise IllegalAction(f"cannot set dice aside now: the table is {now.phase.value}")
         roll = tuple(game.state.turn.roll or ())
-        events = game.apply({"keep": list(values)})
+        game, events = game.after({"keep": list(values)})
         self._acted()
         rest = multiset_minus(roll, values) or ()
-        self.refused = None
+        following = replace(now, game=game, refused=None)
         if game.state.phase == "roll" and game.state.turn.dice_left == len(rest) and rest:
             # The kept dice are still in the tray: ask for exactly those to leave.
-            self.expect_tray = rest
-            self.phase = "remove_dice"
-            self.message = f"Take out {dice_text(values)} from the tray."
-            self._commit(action={"keep": list(values)}, events=events)
-            self._next_poll = self.clock()  # the loop moves or checks the dice next
+            following = replace(
+                following,
+                expect_tray=rest,
+                phase=TablePhase.REMOVE_DICE,
+                message=f"Take out {dice_words(values)} from the tray.",
+            )
+            self._commit(following, action={"keep": list(values)}, events=events)
+            self.tray.poll_now()  # the loop moves or checks the dice next
         else:
-            self._after_game_change(events, action={"keep": list(values)})
+            self._after_game_change(following, events, action={"keep": list(values)})
 
     def bank(self, player: str | None = None) -> None:
         """BANK: end the turn and add its total."""
         game = self._need_game(player)
-        if self.phase in BUSY_PHASES:
+        if self._state.phase.busy:
             raise TableError("wait for the dice to be read")
-        events = game.apply({"bank": True})
+        game, events = game.after({"bank": True})
         self._acted()
-        self.then = None
-        self._after_game_change(events, action={"bank": True})
+        following = replace(self._state, game=game, then=None)
+        self._after_game_change(following, events, action={"bank": True})
 
     def skip(self, player: str | None = None) -> None:
         """Skip the current player's turn (the host, or a person on the phone)."""
         game = self._need_game(player)
-        if self.phase in BUSY_PHASES:
+        if self._state.phase.busy:
             raise TableError("wait for the dice to be read")
-        events = game.apply({"skip": True})
-        self.then = None
-        self._after_game_change(events, action={"skip": True})
+        game, events = game.after({"skip": True})
+        following = replace(self._state, game=game, then=None)
+        self._after_game_change(following, events, action={"skip": True})
 
     def challenge(self, victim: str, player: str | None = None) -> None:
         """Announce a challenge turn against ``victim`` (when the rules allow it)."""
         game = self._need_game(player)
-        if self.phase != "ready":
-            raise IllegalAction(f"cannot challenge now: the table is {self.phase}")
-        events = game.apply({"challenge": victim})
-        self._after_game_change(events, action={"challenge": victim})
+        phase = self._state.phase
+        if phase is not TablePhase.READY:
+            raise IllegalAction(f"cannot challenge now: the table is {phase.value}")
+        game, events = game.after({"challenge": victim})
+        following = replace(self._state, game=game)
+        self._after_game_change(following, events, action={"challenge": victim})
 
     def touch(self) -> None:
         """Publish the state again (a table setting changed)."""
-        self._commit()
+        self._commit(self._state)
 
     def long_press(self) -> None:
         """The BANK button held down: a new game with the same players, or a skip."""
-        if self.long_press_action == "new_game" and self.game is not None:
-            names = [p.name for p in self.game.state.players]
-            self.new_game(self.preset, self.house_rules, names, dict(self.bots))
-        elif self.long_press_action == "skip_turn" and self.game is not None:
+        now = self._state
+        if self.long_press_action == "new_game" and now.game is not None:
+            names = [p.name for p in now.game.state.players]
+            self.new_game(now.preset, dict(now.house_rules), names, dict(now.bots))
+        elif self.long_press_action == "skip_turn" and now.game is not None:
             self.skip()
 
+    def move_dice_between_games(self, take_out: bool) -> None:
+        """Helper hands, between games: take every die out of the tray, or put all back."""
+        if not self.hands.helper:
+            raise TableError("only the simulated tower has helper hands; move the dice")
+        now = self._state
+        if now.phase not in (TablePhase.IDLE, TablePhase.OVER):
+            raise TableError("a game is running: move the dice between games")
+        ops = self.hands.between_games(take_out)
+        if ops:
+            self._commit(replace(now, in_tray=self.hands.in_tray(now.in_tray)), tower=ops)
+
     def _need_game(self, player: str | None = None) -> Game:
-        if self.game is None:
+        game = self._state.game
+        if game is None:
             raise TableError("no game is running: start one with POST /api/new-game")
-        if self.game.state.finished:
+        if game.state.finished:
             raise IllegalAction("the game is over: start a new one")
-        current = self.game.state.current
+        current = game.state.current
         if player is not None and player != current:
             raise IllegalAction(f"it is {current}'s turn, not {player}'s")
-        return self.game
-
-    def _game_id(self) -> int:
-        assert self.game_id is not None
-        return self.game_id
+        return game
 
     def _acted(self) -> None:
         if self.host is not None:
@@ -449,122 +440,243 @@ class Controller(TrayPhases):
 
     def _after_game_change(
         self,
+        following: TableState,
         events: Sequence[Event],
         *,
-        action: dict[str, Any] | None = None,
+        action: Mapping[str, object] | None = None,
         roll: tuple[str, Sequence[int]] | None = None,
-        notes: Sequence[tuple[str, str]] = (),
-    ) -> None:
+        notes: Sequence[Note] = (),
+    ) -> TableState:
         """Choose the next phase from the game and the tray, then commit."""
-        game = self.game
+        game = following.game
         notes = list(notes)
-        self.expect_tray = None
+        following = replace(following, expect_tray=None)
+        light = None
         if game is None:
-            self.phase = "idle"
+            following = replace(following, phase=TablePhase.IDLE)
         elif game.state.finished:
-            self.phase, self.message = "over", ""
-            self.hw.tower.light.show("ready")
+            following = replace(following, phase=TablePhase.OVER, message="")
+            light = "ready"
         elif game.state.phase == "keep":
-            self.phase = "choose"
-            self.message = "Take out the dice you keep, or tap them on your phone."
-            self._candidate = None
-        elif self.in_tray != game.state.turn.dice_left:
-            self.phase = "return_dice"
+            following = replace(following, phase=TablePhase.CHOOSE, message=CHOOSE_MESSAGE)
+            self.tray.forget()
+        elif following.in_tray != game.state.turn.dice_left:
             want = game.state.turn.dice_left
-            self.message = f"Put the dice back: {want} dice in the tray."
+            following = replace(
+                following,
+                phase=TablePhase.RETURN_DICE,
+                message=f"Put the dice back: {want} dice in the tray.",
+            )
         else:
-            self.phase, self.message = "ready", ""
+            following = replace(following, phase=TablePhase.READY, message="")
         if self.host is not None and game is not None:
             notes += self.host.after_events(game, events, self.clock())
-        self._announce(events, notes)
+        following = self._announce(following, events, notes)
         self._bot_due = self.clock() + self.timing.bot_delay_s
-        self._commit(action=action, events=events, roll=roll, notes=notes)
-        self._next_poll = self.clock()  # the loop moves or checks the dice next
+        adopted = self._commit(following, action=action, events=events, roll=roll, notes=notes)
+        if light is not None:
+            self.tray.show(light)
+        self.tray.poll_now()  # the loop moves or checks the dice next
+        return adopted
 
-    def _announce(self, events: Sequence[Event], notes: Sequence[tuple[str, str]]) -> None:
+    def _announce(
+        self, following: TableState, events: Sequence[Event], notes: Sequence[Note]
+    ) -> TableState:
         """Gather this step's announcements (engine's first, then the host's) into one.
 
         Its ``kind`` is the weightiest of them (the winner over a call over the scores).
         """
-        said = [(e.kind, e.text) for e in events if e.kind in ANNOUNCED]
-        said += [(kind, text) for kind, text in notes if kind in ANNOUNCED]
-        if said:
-            text = " ".join(text for _, text in said)
-            kind = min((k for k, _ in said), key=ANNOUNCED_FIRST.index)
-            self.announcement = {"seq": self.seq + 1, "text": text, "kind": kind}
+        said: list[tuple[AnnouncementKind, str]] = [
+            (k, e.text) for e in events for k in ANNOUNCED if e.kind == k
+        ]
+        said += [(k, text) for kind, text in notes for k in ANNOUNCED if kind == k]
+        if not said:
+            return following
+        text = " ".join(text for _, text in said)
+        kind = min((k for k, _ in said), key=ANNOUNCED_FIRST.index)
+        return replace(following, announcement=Announcement(self.seq + 1, text, kind))
+
+    def _begin_shake(self, following: TableState) -> None:
+        """Journal the shake (before it happens, so a restart replays it) and go on."""
+        self._commit(replace(following, phase=TablePhase.SHAKING, message=""), tower=[["shake"]])
+        self.tray.show("rolling")
+
+    def _shake(self) -> None:
+        """Shake the tower, then settle: frames are watched one per loop turn."""
+        now = self._state
+        shake = self.tray.shake(now.last_shake if now.tries else None)
+        self._commit(replace(now, last_shake=shake, phase=TablePhase.SETTLING))
+
+    def _read_roll(self, settled: Settled) -> None:
+        """A settled roll: score a sure reading, shake again on an unsure one."""
+        reading = settled.reading
+        if reading.ok:
+            self._score(reading.values, reading.to_json())
+            return
+        now = self._state
+        unsure = replace(now, tries=now.tries + 1, reading=reading.to_json())
+        if unsure.tries > self.timing.reshakes:
+            self._ask_fix(unsure, reading.reason)
+            return
+        note = f"Unsure reading ({reading.reason}): shaking again."
+        self._begin_shake(self._commit(unsure, notes=[("reshake", note)]))
+
+    def _score(self, values: Sequence[int], reading: Mapping[str, Any]) -> None:
+        game = self._need_game()
+        player = game.state.current or ""
+        game, events = game.after({"roll": list(values)})
+        following = replace(self._state, game=game, reading=reading, in_tray=len(values), tries=0)
+        self.tray.show("ready")
+        adopted = self._after_game_change(
+            following, events, action={"roll": list(values)}, roll=(player, list(values))
+        )
+        if any(e.kind == "forgiven" for e in events) and adopted.phase is TablePhase.READY:
+            self._begin_shake(adopted)
+
+    def _ask_fix(self, unsure: TableState, reason: str) -> None:
+        message = f"Please straighten the dice in the tray ({reason}), then press ROLL."
+        fix = replace(unsure, phase=TablePhase.FIX_TRAY, message=message)
+        self._commit(fix, notes=[("fix_tray", message)])
+        self.tray.show("attention")
+        self.tray.poll_later()
+
+    # -- dice out and back in ------------------------------------------------------
+
+    def _tray_step(self) -> None:
+        """Let the hands move the dice (journaled); then check the tray."""
+        now = self._state
+        if not now.phase.tray_moving:
+            return
+        dice_left = self._need_game().state.turn.dice_left
+        ops = self.hands.help(now.phase, now.expect_tray, dice_left)
+        if ops:
+            now = self._commit(now, tower=ops)
+        outcome = self.tray.check(now.phase, now.expect_tray, dice_left)
+        if isinstance(outcome, TrayRight):
+            reading = now.reading if outcome.reading is None else outcome.reading.to_json()
+            ready = replace(
+                now,
+                in_tray=outcome.count,
+                reading=reading,
+                expect_tray=None,
+                phase=TablePhase.READY,
+                message="",
+            )
+            self._bot_due = self.clock() + self.timing.bot_delay_s
+            self._commit(ready)
+            self.tray.show("ready")
+
+    def _check_take_out(self, stable: bool = True) -> None:
+        """In ``choose``: dice taken out of the tray are a set-aside, if legal."""
+        game = self._need_game()
+        roll = tuple(sorted(game.state.turn.roll or ()))
+        now = self._state
+        outcome = self.tray.take_out(roll, stable)
+        if isinstance(outcome, Untouched):
+            if now.refused is not None and outcome.left == roll:
+                self._commit(replace(now, refused=None, message=CHOOSE_MESSAGE))
+            return
+        if not isinstance(outcome, TakenOut) or outcome.dice == now.refused:
+            return
+        taken = outcome.dice
+        try:  # the engine checks the set-aside and leaves the game unchanged if illegal
+            game, events = game.after({"keep": list(taken)})
+        except IllegalAction as exc:
+            refused = replace(now, refused=taken, message=f"Put the dice back: {exc}")
+            note = f"Set-aside of {dice_words(taken)} refused: {exc}"
+            self._commit(refused, notes=[("refused", note)])
+            return
+        self._acted()
+        following = replace(now, game=game, in_tray=len(outcome.left), refused=None)
+        self._after_game_change(following, events, action={"keep": list(taken)})
+
+    def _check_fixed(self) -> None:
+        reading = self.tray.look(self._need_game().state.turn.dice_left)
+        if reading.ok:
+            self._score(reading.values, reading.to_json())
 
     # -- between commands --------------------------------------------------------
 
     def _advance(self) -> None:
         """Poll the tray, run host timers and computer players."""
-        if self.game is None or self.game.state.finished:
+        now = self._state
+        game = now.game
+        if game is None or game.state.finished:
             return
-        now = self.clock()
-        if self.phase == "shaking":
+        phase = now.phase
+        if phase is TablePhase.SHAKING:
             self._shake()
             return
-        if self.phase in ("settling", "reading"):
-            self._settle_step()
+        if phase.busy:
+            settled = self.tray.watch(game.state.turn.dice_left)
+            if settled is not None:
+                self._read_roll(settled)
             return
-        if now >= self._next_poll:
-            if self.phase in ("remove_dice", "return_dice"):
+        clock = self.clock()
+        if clock >= self.tray.next_poll:
+            if phase.tray_moving:
                 self._tray_step()
-            elif self.phase == "choose" and self._bots_current() is None and self._tray_touched():
-                self._check_take_out()
-            elif self.phase == "fix_tray" and not self.hw.sim_hands:
+            elif phase is TablePhase.CHOOSE and self._bots_current() is None:
+                rolled = len(game.state.turn.roll or ())
+                if self.hands.tray_touched(rolled, now.refused is not None):
+                    self._check_take_out()
+            elif phase is TablePhase.FIX_TRAY and not self.hands.straightens_tray:
                 self._check_fixed()
-        if self.host is not None and self.phase == "ready" and self._bots_current() is None:
-            due = self.host.due(self.game, now)
+        game = self._state.game
+        hosting = self.host is not None and game is not None
+        if hosting and self._state.phase is TablePhase.READY and self._bots_current() is None:
+            assert self.host is not None and game is not None
+            due = self.host.due(game, clock)
             if due is not None:
                 self._host_action(*due)
         bot = self._bot_turn()
-        if bot is not None and now >= self._bot_due:
+        if bot is not None and clock >= self._bot_due:
             self._bot_move(bot)
-
-    def _tray_touched(self) -> bool:
-        """Whether the tray may have changed: always on a real tower; in the simulator
-        only when someone took dice out or put them back (no camera work otherwise)."""
-        if not self.hw.sim_hands:
-            return True
-        roll = self.game.state.turn.roll if self.game is not None else None
-        return self.hw.tower.in_tray != len(roll or ()) or self.refused is not None
 
     def _host_action(self, kind: str, text: str) -> None:
         if kind == "skip":
-            game = self._need_game()
-            events = game.apply({"skip": True})
-            self._after_game_change(events, action={"skip": True}, notes=[("skip", text)])
+            game, events = self._need_game().after({"skip": True})
+            following = replace(self._state, game=game)
+            self._after_game_change(
+                following, events, action={"skip": True}, notes=[("skip", text)]
+            )
         else:
-            self.announcement = {"seq": self.seq + 1, "text": text, "kind": kind}
-            self._commit(notes=[(kind, text)])
+            said = next(k for k in ANNOUNCED if k == kind)
+            announcement = Announcement(self.seq + 1, text, said)
+            self._commit(replace(self._state, announcement=announcement), notes=[(kind, text)])
 
     def _bots_current(self) -> str | None:
-        if self.game is None:
+        game = self._state.game
+        if game is None:
             return None
-        current = self.game.state.current
-        return self.bots.get(current) if current else None
+        current = game.state.current
+        return self._state.bots.get(current) if current else None
 
     def _bot_turn(self) -> str | None:
         """The current player's bot name if a computer player must act now.
 
-        In the simulator a computer player also presses ROLL when the tray
-        needs fixing (there is no person at a simulated tray).
+        Where nobody straightens the tray (the simulator), a computer player
+        also presses ROLL when the tray needs fixing.
         """
-        if self.game is None or self.game.state.finished:
+        now = self._state
+        if not now.playing:
             return None
-        phases = ("ready", "choose", "fix_tray") if self.hw.sim_hands else ("ready", "choose")
-        if self.phase not in phases:
+        phases = [TablePhase.READY, TablePhase.CHOOSE]
+        if self.hands.straightens_tray:
+            phases.append(TablePhase.FIX_TRAY)
+        if now.phase not in phases:
             return None
         return self._bots_current()
 
     def _bot_move(self, bot_name: str) -> None:
         game = self._need_game()
         me = game.state.current or ""
-        if self.phase == "fix_tray":
+        phase = self._state.phase
+        if phase is TablePhase.FIX_TRAY:
             self.roll()
             return
-        if self.phase == "ready":
-            if self.then == "bank" and game.state.turn.can_bank:
+        if phase is TablePhase.READY:
+            if self._state.then == "bank" and game.state.turn.can_bank:
                 self.bank()
             else:
                 self.roll()
@@ -574,11 +686,18 @@ class Controller(TrayPhases):
             bot = self._bot_objects[me] = self._make_bot(bot_name, game.rules)
         decision = bot.decide(game.state, me)
         self.keep(list(decision.keep))
-        self.then = decision.then
-        if decision.then == "bank" and not game.state.finished and game.state.current == me:
+        self._adopt_then(decision.then)
+        after = self._state.game
+        still_mine = after is not None and self._state.playing and after.state.current == me
+        if decision.then == "bank" and still_mine:
             self.bank()
 
-    def _make_bot(self, name: str, rules: Any) -> Any:
+    def _adopt_then(self, then: str) -> None:
+        """Remember what the computer player does once its dice are out (not journaled)."""
+        with self._lock:
+            self._state = replace(self._state, then="bank" if then == "bank" else "roll")
+
+    def _make_bot(self, name: str, rules: RuleSet) -> Bot:
         """A computer player; ``optimal`` gets its solution from the service's cache."""
         if name not in BOTS:
             raise UnknownBot(f"unknown computer player {name!r}; choose one of {', '.join(BOTS)}")
@@ -586,15 +705,15 @@ class Controller(TrayPhases):
 
     def _fail(self, exc: Exception) -> None:
         """The hardware failed mid-phase: show it, and let ROLL try again from a safe phase."""
-        if self.phase in BUSY_PHASES:
-            self.phase = "fix_tray"
-        self._detector = None
-        self.message = f"The tower hit a problem ({exc}); check it, then press ROLL."
+        now = self._state
+        phase = TablePhase.FIX_TRAY if now.phase.busy else now.phase
+        message = f"The tower hit a problem ({exc}); check it, then press ROLL."
+        self.tray.forget()
         try:
-            self.hw.tower.light.show("error")
-            self._commit(notes=[("error", self.message)])
+            self.tray.show("error")
+            self._commit(replace(now, phase=phase, message=message), notes=[("error", message)])
         except Exception:
             log.exception("could not report the failure")
 
 
-__all__ = ["BUSY_PHASES", "Controller", "Hardware", "TableError", "Timing"]
+__all__ = ["Controller", "Hardware", "TableError", "Timing"]

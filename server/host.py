@@ -25,7 +25,7 @@ _ENTRY = re.compile(r"([A-Za-z]{3})\w* (\d{1,2}):(\d{2})")
 
 def hosted(game: Game) -> bool:
     """Whether the game is one the tower hosts (a club game, played to a final round)."""
-    return bool(getattr(game.rules, "ending", "") == "final_round")
+    return game.rules.ending == "final_round"
 
 
 def parse_schedule(entries: Sequence[str]) -> list[tuple[int, int, int]]:

@@ -18,13 +18,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from firmware import SimulatedTower, Tower, open_tower
 from server.config import Config
-from server.controller import Controller, Hardware, TableError, Timing
+from server.controller import Controller
 from server.events import Broker
+from server.hands import Hands, PeopleHands, SimClock, SimulatedHands
 from server.host import Host
 from server.solver_cache import CACHE_FOLDER, SolverCache
 from server.store import Store
-from zilch import find_preset
+from server.table_state import TableError, TableState
+from server.tray import Hardware, Timing
+from vision import Calibration, FrameSource, RendererSource, SharedCamera, open_source
+from vision.watcher import CalibrationFile, DiceWatcher
+from zilch import Game, GameState, RuleSet, find_preset
 from zilch.strategy import coach, preview, solve_cached
 
 log = logging.getLogger(__name__)
@@ -46,35 +52,33 @@ class StateDocument:
         self.wall_clock = wall_clock
         self.speech = speech
         self.solutions = solutions
-        self._join_key: tuple[Any, ...] = ()
-        self._join_value = False
 
-    def build(self, ctl: Controller) -> dict[str, Any]:
+    def build(self, table: TableState) -> dict[str, Any]:
         """The whole table as the design's ``/api/state`` describes it."""
-        game = ctl.game
+        game = table.game
         doc: dict[str, Any] = {
-            "preset": ctl.preset or None,
-            "house_rules": dict(ctl.house_rules),
-            "game_id": ctl.game_id,
-            "seq": ctl.seq,
+            "preset": table.preset or None,
+            "house_rules": dict(table.house_rules),
+            "game_id": table.game_id,
+            "seq": table.seq,
             "players": [],
             "current": None,
-            "phase": ctl.phase,
+            "phase": table.phase.value,
             "round": 0,
             "final_round": False,
             "turn": empty_turn(),
-            "reading": ctl.reading,
-            "message": ctl.message,
-            "announcement": ctl.announcement,
+            "reading": None if table.reading is None else dict(table.reading),
+            "message": table.message,
+            "announcement": None if table.announcement is None else table.announcement.to_json(),
             "finished": False,
             "winners": [],
-            "log": list(ctl.log),
+            "log": [dict(entry) for entry in table.log],
             "table": {
                 "speech": self.speech(),
                 "next_game": self.host.next_game(self.wall_clock()),
                 "join_open": False,
-                "in_tray": ctl.in_tray,
-                "last_shake": ctl.last_shake,
+                "in_tray": table.in_tray,
+                "last_shake": None if table.last_shake is None else table.last_shake.to_json(),
             },
         }
         if game is None:
@@ -88,7 +92,7 @@ class StateDocument:
                     "streak": p.streak,
                     "on_board": p.on_board,
                     "zilches": p.zilches,
-                    "bot": ctl.bots.get(p.name),
+                    "bot": table.bots.get(p.name),
                 }
                 for p in state.players
             ],
@@ -99,28 +103,13 @@ class StateDocument:
             winners=list(state.winners),
         )
         doc["turn"] = self._turn(game)
-        doc["table"]["join_open"] = self._join_open(ctl.game_id, game)
+        doc["table"]["join_open"] = "join" in game.allowed_actions()
         return doc
 
-    def _join_open(self, game_id: int | None, game: Any) -> bool:
-        """Whether a new player may join now; asked of the engine once per turn, not per change."""
-        state = game.state
-        key = (
-            game_id,
-            state.round,
-            len(state.players),
-            state.started,
-            state.final_round,
-            state.finished,
-        )
-        if self._join_key != key:
-            self._join_key, self._join_value = key, _join_open(game)
-        return self._join_value
-
-    def _turn(self, game: Any) -> dict[str, Any]:
+    def _turn(self, game: Game) -> dict[str, Any]:
         state = game.state
         turn = state.turn
-        doc = {
+        doc: dict[str, Any] = {
             "total": turn.total,
             "roll": None if turn.roll is None else list(turn.roll),
             "dice_left": turn.dice_left,
@@ -141,7 +130,7 @@ class StateDocument:
         doc["hint"] = self._coach(state, game.rules)
         return doc
 
-    def _coach(self, state: Any, rules: Any) -> str:
+    def _coach(self, state: GameState, rules: RuleSet) -> str:
         """The coach's best choice for the roll on the table, once the rules are solved."""
         if state.phase != "keep":
             return ""
@@ -179,21 +168,6 @@ class Solutions:
                     found = solve_cached(rules)
                 self._memory[rules] = found
             return found
-
-
-def _join_open(game: Any) -> bool:
-    """Whether a new player may join now (asked of the engine on a copy of the game)."""
-    state = game.state
-    if state.finished or len(state.players) >= game.rules.players_max:
-        return False
-    names = {p.name for p in state.players}
-    newcomer = next(f"Newcomer {i}" for i in range(len(names) + 1) if f"Newcomer {i}" not in names)
-    probe = type(game).from_json(game.to_json())
-    try:
-        probe.join(newcomer)
-    except ValueError:
-        return False
-    return True
 
 
 def empty_turn() -> dict[str, Any]:
@@ -237,8 +211,8 @@ class TableService:
         self.store = Store(self.state_dir / DB_NAME)
         tower_cfg = config["tower"]
         self.sim = tower_cfg["mode"] == "sim" if sim is None else sim
-        self._sim_offset = 0.0
         self.seed = self._seed(seed if seed is not None else int(tower_cfg["seed"]))
+        self.hands: Hands = PeopleHands()
         self.hardware = hardware or self._build_hardware(sim_settle_s)
         self.timing = timing or Timing(
             settle_timeout_s=float(tower_cfg["settle_timeout_s"]),
@@ -252,6 +226,7 @@ class TableService:
         self.controller = Controller(
             self.store,
             self.hardware,
+            hands=self.hands,
             timing=self.timing,
             publish=self._publish,
             clock=clock,
@@ -282,71 +257,27 @@ class TableService:
         return seed
 
     def _build_hardware(self, sim_settle_s: float) -> Hardware:
-        from vision import read_dice
-        from vision.settle import SettleDetector
-        from vision.sources import RendererSource, SharedCamera, open_source
-
-        if self.sim:
-            from firmware import SimulatedTower
-
-            tower: Any = SimulatedTower.from_config(
-                self.config, seed=self.seed, settle_time_s=sim_settle_s, clock=self._sim_clock
-            )
-        else:
-            from firmware import open_tower
-
-            tower = open_tower(self.config)
+        """The tower, camera and watcher the configuration asks for (and the hands with them)."""
         camera_cfg = self.config["camera"]
+        tower: Tower
+        source: FrameSource
+        fallback: Calibration | None = None
         if self.sim:
+            clock = SimClock()
+            simulated = SimulatedTower.from_config(
+                self.config, seed=self.seed, settle_time_s=sim_settle_s, clock=clock
+            )
+            hands = SimulatedHands(simulated, clock)
+            tower, self.hands = simulated, hands
             size = (camera_cfg["width"], camera_cfg["height"])
-            source: Any = RendererSource(tower.tray, size, self.seed)
+            source = RendererSource(simulated.tray, size, self.seed)
+            camera = SharedCamera(source)
+            fallback = hands.calibrate(camera, self.seed)
         else:
-            source = open_source(camera_cfg["source"], **camera_cfg)
-        camera = SharedCamera(source)
-        fallback = self._sim_calibration(tower, camera_cfg, source) if self.sim else None
-        calibration = _CalibrationFile(self.config.calibration_path, fallback)
-
-        def read(frame: Any, expected: int | None) -> Any:
-            return read_dice(frame, calibration.get(), expected=expected)
-
-        return Hardware(
-            tower=tower,
-            camera=camera,
-            read=read,
-            settle=SettleDetector,
-            sim_hands=self.sim,
-            skip_time=self._skip_time if self.sim else None,
-        )
-
-    def _sim_calibration(self, tower: Any, camera_cfg: Mapping[str, Any], source: Any) -> Any:
-        """A calibration of the rendered camera, used while no calibration file exists.
-
-        The simulator knows its empty tray exactly, so it calibrates itself the
-        way the calibration page would (empty tray, then the dice): the reader
-        is then as fast and sure as on a calibrated tower.
-        """
-        from vision.calibration import CalibrationError, calibrate
-        from vision.render import render_tray
-
-        dice = len(tower.tray())
-        if not dice:
-            return None
-        size = (camera_cfg["width"], camera_cfg["height"])
-        empty, _ = render_tray([], size=size, seed=self.seed)
-        try:
-            calibration, report = calibrate(empty, source.read(), expected=dice)
-        except CalibrationError as exc:
-            log.warning("the simulator could not calibrate itself: %s", exc)
-            return None
-        log.info("simulated camera calibrated: %s", report.get("text", ""))
-        return calibration
-
-    def _sim_clock(self) -> float:
-        """The simulated tower's clock: monotonic, moved on by replays."""
-        return time.monotonic() + self._sim_offset
-
-    def _skip_time(self, seconds: float) -> None:
-        self._sim_offset += seconds
+            tower = open_tower(self.config)
+            camera = SharedCamera(open_source(camera_cfg["source"], **camera_cfg))
+        watcher = DiceWatcher(CalibrationFile(self.config.calibration_path, fallback))
+        return Hardware(tower=tower, camera=camera, watcher=watcher)
 
     # -- life cycle -----------------------------------------------------------
 
@@ -360,7 +291,7 @@ class TableService:
             target=self.solutions.get, args=(self.config.rules,), name="solver", daemon=True
         ).start()
         self.controller.start()
-        self._publish(self.controller.seq)
+        self._publish(self.controller.state)
         self._started = True
 
     def stop(self) -> None:
@@ -384,12 +315,12 @@ class TableService:
 
     # -- reading --------------------------------------------------------------
 
-    def _publish(self, seq: int) -> None:
-        doc = self.document.build(self.controller)
+    def _publish(self, table: TableState) -> None:
+        doc = self.document.build(table)
         text = json.dumps(doc, separators=(",", ":"))
         with self._doc_lock:
             self._doc, self._doc_text = doc, text
-        self.broker.publish(seq, text)
+        self.broker.publish(table.seq, text)
         self._report_status(doc)
 
     def _report_status(self, doc: Mapping[str, Any]) -> None:
@@ -468,12 +399,12 @@ class TableService:
 
     def sim_take_out(self) -> dict[str, Any]:
         """Simulator, between games: take every die out of the tray (journaled)."""
-        self.controller.call(self.controller.move_sim_dice, True)
+        self.controller.call(self.controller.move_dice_between_games, True)
         return self.state()
 
     def sim_put_back(self) -> dict[str, Any]:
         """Simulator, between games: put every die back into the tray (journaled)."""
-        self.controller.call(self.controller.move_sim_dice, False)
+        self.controller.call(self.controller.move_dice_between_games, False)
         return self.state()
 
     def set_speech(self, on: bool) -> dict[str, Any]:
@@ -486,36 +417,6 @@ class TableService:
     def wait_quiet(self, timeout: float = 30.0) -> bool:
         """Wait until the table is waiting for people (tests and benchmarks)."""
         return self.controller.wait_quiet(timeout)
-
-
-class _CalibrationFile:
-    """The calibration file, reloaded when the calibration page saves a new one.
-
-    Without a (usable) file, ``fallback`` (the simulator's own calibration) or None.
-    """
-
-    def __init__(self, path: Path, fallback: Any = None) -> None:
-        self.path = path
-        self.fallback = fallback
-        self._mtime: float | None = None
-        self._value: Any = None
-
-    def get(self) -> Any:
-        from vision.calibration import CalibrationError, load_calibration
-
-        try:
-            mtime = self.path.stat().st_mtime
-        except OSError:
-            self._mtime, self._value = None, None
-            return self.fallback
-        if mtime != self._mtime:
-            self._mtime = mtime
-            try:
-                self._value = load_calibration(self.path)
-            except (CalibrationError, OSError, ValueError) as exc:
-                log.warning("ignoring calibration %s: %s", self.path, exc)
-                self._value = None
-        return self._value if self._value is not None else self.fallback
 
 
 __all__ = ["DB_NAME", "TableError", "TableService"]

@@ -1,51 +1,38 @@
-"""The physical side of the table controller: the tower, the camera and the tray.
+"""The physical side of the table: the tower, the camera and the dice in the tray.
 
-:class:`TrayPhases` is the part of :class:`~server.controller.Controller`
-that drives the hardware: shake, settle (one frame per loop turn), read and
-reshake; dice leaving the tray (taken out by hand, or asked for after a tap on
-a phone) and coming back; a tray a person must fix; and the replay of the
-simulated tower's journaled operations after a restart. It runs only on the
-controller's thread.
+:class:`Tray` shakes, watches the dice settle (one frame per call), reads
+them, and sees dice leave the tray or come back. It never touches the game or
+the table's phase: each call returns an outcome (:class:`Settled`,
+:class:`TakenOut`, :class:`TrayRight` ...) and the controller decides what
+the outcome means for the game, builds the next :class:`TableState` and
+commits it. It runs only on the controller's thread.
 """
 
 from __future__ import annotations
 
-import logging
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from zilch import Event, Game, IllegalAction
-
-log = logging.getLogger(__name__)
+from firmware import Tower
+from server.hands import Hands, multiset_minus
+from server.table_state import LastShake, TablePhase
+from vision import Reading, SharedCamera
+from vision.watcher import DiceWatcher
 
 FLYING_MOTION = 0.03  # share of the picture changing between frames while dice fly
 FLYING_WAIT_S = 0.025  # pause before the next frame while they do
 
-
-class TableError(ValueError):
-    """An action the table refuses now (wrong phase, no game, not your turn)."""
+LightStatus = str  # one of firmware.STATUSES: "ready", "rolling", "reading", "attention", "error"
 
 
 @dataclass
 class Hardware:
-    """What the controller drives: the tower, the camera and how to read a frame.
+    """What the table drives: the tower, the one camera, and vision's watcher of the tray."""
 
-    ``read(frame, expected)`` returns a vision ``Reading``; ``settle()`` makes a
-    fresh settle detector. ``sim_hands`` makes the controller move dice itself
-    (the simulated tower has no people to take dice out or put them back);
-    ``skip_time(s)`` moves the simulated tower's clock on, so that replayed
-    shakes are long over (not tumbling, not duty-limited) when the table resumes.
-    """
-
-    tower: Any
-    camera: Any
-    read: Callable[[Any, int | None], Any]
-    settle: Callable[[], Any]
-    sim_hands: bool = False
-    skip_time: Callable[[float], None] | None = None
+    tower: Tower
+    camera: SharedCamera
+    watcher: DiceWatcher
 
 
 @dataclass(frozen=True)
@@ -58,278 +45,176 @@ class Timing:
     reshakes: int = 3
 
 
-def multiset_minus(whole: Sequence[int], part: Sequence[int]) -> tuple[int, ...] | None:
-    """``whole`` without the dice of ``part``, or None if ``part`` is not inside it."""
-    rest = Counter(whole)
-    rest.subtract(Counter(part))
-    if any(n < 0 for n in rest.values()):
-        return None
-    return tuple(sorted(rest.elements()))
+# -- outcomes ----------------------------------------------------------------------
 
 
-def dice_text(values: Sequence[int]) -> str:
-    return " ".join(str(v) for v in sorted(values))
+@dataclass(frozen=True)
+class Settled:
+    """The dice stopped (or the settle time ran out) and were read."""
+
+    reading: Reading
 
 
-class TrayPhases:
-    """Shake, settle, read; dice out and back in; the simulator's hands (a controller mixin)."""
+@dataclass(frozen=True)
+class TakenOut:
+    """Dice left the tray during ``choose``: ``dice`` out, ``left`` still in."""
 
-    hw: Hardware
-    timing: Timing
-    clock: Callable[[], float]
-    game: Game | None
-    phase: str
-    message: str
-    reading: dict[str, Any] | None
-    in_tray: int
-    expect_tray: tuple[int, ...] | None
-    tries: int
-    refused: tuple[int, ...] | None
-    last_shake: dict[str, float] | None
-    _next_poll: float
-    _candidate: tuple[int, ...] | None
-    _detector: Any
-    _settle_deadline: float
-    _next_frame: float
-    _bot_due: float
+    dice: tuple[int, ...]
+    left: tuple[int, ...]
 
-    if TYPE_CHECKING:
 
-        def _commit(
-            self,
-            *,
-            action: dict[str, Any] | None = None,
-            events: Sequence[Event] = (),
-            tower: Sequence[list[Any]] = (),
-            notes: Sequence[tuple[str, str]] = (),
-            roll: tuple[str, Sequence[int]] | None = None,
-        ) -> int: ...
+@dataclass(frozen=True)
+class Untouched:
+    """The tray holds no set-aside: ``left`` is what it holds (the whole roll, or not a subset)."""
 
-        def _need_game(self, player: str | None = None) -> Game: ...
+    left: tuple[int, ...]
 
-        def _acted(self) -> None: ...
 
-        def _after_game_change(
-            self,
-            events: Sequence[Event],
-            *,
-            action: dict[str, Any] | None = None,
-            roll: tuple[str, Sequence[int]] | None = None,
-            notes: Sequence[tuple[str, str]] = (),
-        ) -> None: ...
+@dataclass(frozen=True)
+class TrayRight:
+    """The tray holds what the next roll needs: ``count`` dice, read as ``reading`` if sure."""
 
-    def _replay_tower(self, ops: Sequence[list[Any]]) -> None:
-        """Repeat the journaled tower operations on a fresh simulated tower (same seed)."""
-        tower = self.hw.tower
-        for op in ops:
-            try:
-                if op[0] == "shake":
-                    if self.hw.skip_time is not None:
-                        self.hw.skip_time(3600.0)
-                    tower.shake()
-                elif op[0] == "remove":
-                    tower.remove(op[1])
-                elif op[0] == "put_back":
-                    tower.put_back(min(int(op[1]), tower.out_of_tray))
-            except ValueError as exc:  # dice moved outside the journal; the tray check recovers
-                log.warning("cannot replay tower operation %s: %s", op, exc)
-        if ops and self.hw.skip_time is not None:
-            self.hw.skip_time(3600.0)
+    count: int
+    reading: Reading | None
 
-    def move_sim_dice(self, take_out: bool) -> None:
-        """Simulator only, between games: take every die out of the tray, or put all back."""
-        if not self.hw.sim_hands:
-            raise TableError("only the simulated tower has helper hands; move the dice")
-        if self.phase not in ("idle", "over"):
-            raise TableError("a game is running: move the dice between games")
-        tower = self.hw.tower
-        if take_out:
-            values = [int(d["value"]) for d in tower.tray()]
-            if values:
-                tower.remove(values)
-                self.in_tray = 0
-                self._commit(tower=[["remove", values]])
-        elif tower.out_of_tray:
-            n = tower.out_of_tray
-            tower.put_back(n)
-            self.in_tray = tower.in_tray
-            self._commit(tower=[["put_back", n]])
 
-    def _begin_shake(self) -> None:
-        """Journal the shake (before it happens, so a restart replays it) and go on."""
-        self.phase, self.message = "shaking", ""
-        self.hw.tower.light.show("rolling")
-        self._commit(tower=[["shake"]])
+@dataclass(frozen=True)
+class Unsure:
+    """The camera could not make the tray out; nothing is concluded (looked at again later)."""
 
-    def _shake(self) -> None:
-        """Shake the tower, then settle: frames are watched one per loop turn."""
+    reason: str
+
+
+TakeOutOutcome = TakenOut | Untouched | Unsure | None  # None: wait for a second, same look
+
+
+class Tray:
+    """The tower, camera and dice as the controller sees them; returns outcomes, never commits."""
+
+    def __init__(
+        self,
+        hardware: Hardware,
+        hands: Hands,
+        timing: Timing,
+        clock: Callable[[], float],
+    ) -> None:
+        self.hw = hardware
+        self.hands = hands
+        self.timing = timing
+        self.clock = clock
+        self.next_poll = 0.0  # on the controller's clock: when to look at the tray again
+        self.next_frame = 0.0  # on time.monotonic: when the settle watch wants its next frame
+        self._settle_deadline = 0.0
+        self._candidate: tuple[int, ...] | None = None
+
+    def show(self, status: LightStatus) -> None:
+        """The tower's status light."""
+        self.hw.tower.light.show(status)
+
+    def poll_now(self) -> None:
+        """Look at the tray on the next loop turn."""
+        self.next_poll = self.clock()
+
+    def poll_later(self) -> None:
+        self.next_poll = self.clock() + self.timing.poll_s
+
+    def forget(self) -> None:
+        """A new roll is on the table (or the shake failed): start every watch afresh."""
+        self._candidate = None
+        self.hw.watcher.stop()
+
+    # -- the roll --------------------------------------------------------------
+
+    def shake(self, reshake_of: LastShake | None) -> LastShake:
+        """Shake the tower; coil time and tumble (a reshake adds the roll's earlier ones)."""
         pulses = self.hw.tower.shake()
         shake_s = float(pulses[-1][1]) if pulses else 0.0
-        tumble_s = shake_s + float(getattr(self.hw.tower, "settle_time_s", 0.0))
-        if self.tries and self.last_shake is not None:  # a reshake: count every shake of the roll
-            tumble_s += self.last_shake["tumble_s"]
-        self.last_shake = {"shake_s": round(shake_s, 3), "tumble_s": round(tumble_s, 3)}
-        self.phase = "settling"
-        self._detector = None
-        self._commit()
+        tumble_s = shake_s + self.hands.tumble_s
+        if reshake_of is not None:
+            tumble_s += reshake_of.tumble_s
+        self.hw.watcher.stop()
+        return LastShake(round(shake_s, 3), round(tumble_s, 3))
 
-    def _settle_step(self) -> None:
-        """One frame for the settle detector; read the dice once they stopped (or on timeout).
+    def watch(self, dice: int) -> Settled | None:
+        """One frame for the settle watch; the reading of ``dice`` dice once they lie still.
 
         Commands arriving meanwhile are answered between frames (refused while
-        the dice roll), so the web app never waits for a shake to end.
+        the dice roll), so the web app never waits for a shake to end. The
+        reading follows a timeout too: an unsure one says so.
         """
-        if self._detector is None:
-            self._detector = self.hw.settle()
+        watcher = self.hw.watcher
+        if not watcher.settling:
+            watcher.start()
             self._settle_deadline = self.clock() + self.timing.settle_timeout_s
-        if time.monotonic() < self._next_frame:
-            return
+        if time.monotonic() < self.next_frame:
+            return None
         frame = self.hw.camera.read()
-        if not self._detector.update(frame) and self.clock() < self._settle_deadline:
-            motion = getattr(self._detector, "motion", None)
-            if motion is not None and motion > FLYING_MOTION:
+        if not watcher.settle(frame) and self.clock() < self._settle_deadline:
+            if watcher.motion > FLYING_MOTION:
                 # The dice are clearly still flying: look again a little later, leaving
                 # the CPU to the web app (a camera gives ~30 frames a second anyway).
-                self._next_frame = time.monotonic() + FLYING_WAIT_S
-            return
-        self._detector = None
-        self._read_roll(frame)
+                self.next_frame = time.monotonic() + FLYING_WAIT_S
+            return None
+        watcher.stop()
+        self.show("reading")
+        return Settled(watcher.read(frame, dice))
 
-    def _read_roll(self, frame: Any) -> None:
-        """Read the settled dice: score a sure reading, shake again on an unsure one."""
-        game = self._need_game()
-        self.phase = "reading"  # not published: the result follows within milliseconds
-        self.hw.tower.light.show("reading")
-        reading = self.hw.read(frame, game.state.turn.dice_left)
-        if reading.ok:
-            self._score(reading)
-            return
-        self.tries += 1
-        self.reading = reading.to_json()
-        if self.tries > self.timing.reshakes:
-            self._ask_fix(reading)
-            return
-        note = f"Unsure reading ({reading.reason}): shaking again."
-        self._commit(notes=[("reshake", note)])
-        self._begin_shake()
+    def look(self, expected: int | None = None) -> Reading:
+        """Read the tray now; the next look is a poll interval away."""
+        reading = self.hw.watcher.read(self.hw.camera.read(), expected)
+        self.poll_later()
+        return reading
 
-    def _score(self, reading: Any) -> None:
-        game = self._need_game()
-        player = game.state.current or ""
-        values = list(reading.values)
-        self.reading = reading.to_json()
-        self.in_tray = len(values)
-        self.tries = 0
-        self.hw.tower.light.show("ready")
-        events = game.apply({"roll": values})
-        self._after_game_change(events, action={"roll": values}, roll=(player, values))
-        if any(e.kind == "forgiven" for e in events) and self.phase == "ready":
-            self._begin_shake()
+    # -- dice out and back -------------------------------------------------------
 
-    def _ask_fix(self, reading: Any) -> None:
-        self.reading = reading.to_json()
-        self.phase = "fix_tray"
-        self.message = (
-            f"Please straighten the dice in the tray ({reading.reason}), then press ROLL."
-        )
-        self.hw.tower.light.show("attention")
-        self._commit(notes=[("fix_tray", self.message)])
-        self._next_poll = self.clock() + self.timing.poll_s
+    def check(
+        self, phase: TablePhase, expect_tray: tuple[int, ...] | None, dice_left: int
+    ) -> TrayRight | Unsure | None:
+        """In ``remove_dice``/``return_dice``: whether the tray holds what the next roll needs.
 
-    def _tray_step(self) -> None:
-        """In the simulator, move the dice as a person would; then check the tray."""
-        if self.phase not in ("remove_dice", "return_dice"):
-            return
-        tower = self.hw.tower
-        if self.hw.sim_hands:
-            if self.phase == "remove_dice":
-                assert self.expect_tray is not None
-                roll = [int(d["value"]) for d in tower.tray()]
-                out = multiset_minus(roll, self.expect_tray)
-                if out:
-                    tower.remove(list(out))
-                    self._commit(tower=[["remove", list(out)]])
-            else:
-                want = self._need_game().state.turn.dice_left
-                if tower.in_tray < want:
-                    n = min(want - tower.in_tray, tower.out_of_tray)
-                    tower.put_back(n)
-                    self._commit(tower=[["put_back", n]])
-                elif tower.in_tray > want:
-                    extra = [int(d["value"]) for d in tower.tray()][: tower.in_tray - want]
-                    tower.remove(extra)
-                    self._commit(tower=[["remove", extra]])
-        self._check_tray()
-
-    def _check_tray(self) -> None:
-        """Read the tray; move on once it holds the dice the next roll needs.
-
-        In the simulator a tray the reader cannot make out after the table's
-        own hands moved the dice is taken as the simulator knows it (nobody is
-        there to nudge a die); on the real tower the person is asked until the
-        camera confirms.
+        A tray the camera cannot make out is taken as the hands know it, where
+        they do (in the simulator nobody is there to nudge a die); else the
+        person is asked until the camera confirms.
         """
-        game = self._need_game()
-        frame = self.hw.camera.read()
-        reading = self.hw.read(frame, None)
-        self._next_poll = self.clock() + self.timing.poll_s
-        if reading.ok:
-            values = tuple(sorted(reading.values))
-        elif self.hw.sim_hands:
-            log.info("simulated tray not readable (%s); using the simulator's tray", reading.reason)
-            values = tuple(sorted(int(d["value"]) for d in self.hw.tower.tray()))
+        reading = self.look()
+        known = tuple(sorted(reading.values)) if reading.ok else self.hands.known_tray()
+        if known is None:
+            return Unsure(reading.reason)
+        values = known
+        if phase is TablePhase.REMOVE_DICE:
+            good = values == expect_tray
         else:
-            return
-        if self.phase == "remove_dice":
-            good = values == self.expect_tray
-        else:
-            good = len(values) == game.state.turn.dice_left
-        if good:
-            self.in_tray = len(values)
-            self.reading = reading.to_json() if reading.ok else self.reading
-            self.expect_tray = None
-            self.phase, self.message = "ready", ""
-            self.hw.tower.light.show("ready")
-            self._bot_due = self.clock() + self.timing.bot_delay_s
-            self._commit()
+            good = len(values) == dice_left
+        if not good:
+            return None
+        return TrayRight(len(values), reading if reading.ok else None)
 
-    def _check_take_out(self, stable: bool = True) -> None:
-        """In ``choose``: dice taken out of the tray are a set-aside, if legal."""
-        game = self._need_game()
-        roll = tuple(sorted(game.state.turn.roll or ()))
-        reading = self.hw.read(self.hw.camera.read(), None)
-        self._next_poll = self.clock() + self.timing.poll_s
+    def take_out(self, roll: tuple[int, ...], stable: bool = True) -> TakeOutOutcome:
+        """In ``choose``: which of the roll's dice left the tray, once seen twice alike."""
+        roll = tuple(sorted(roll))
+        reading = self.look()
         if not reading.ok:
-            return
+            return Unsure(reading.reason)
         left = tuple(sorted(reading.values))
         taken = multiset_minus(roll, left)
         if taken is None or len(left) == len(roll):
             self._candidate = None
-            if self.refused is not None and left == roll:
-                self.refused = None
-                self.message = "Take out the dice you keep, or tap them on your phone."
-                self._commit()
-            return
+            return Untouched(left)
         if stable and taken != self._candidate:
             self._candidate = taken  # wait for the same reading twice: hands may be in the way
-            return
-        if taken == self.refused:
-            return
-        try:  # the engine checks the set-aside and leaves the game unchanged if illegal
-            events = game.apply({"keep": list(taken)})
-        except IllegalAction as exc:
-            self.refused = taken
-            self.message = f"Put the dice back: {exc}"
-            self._commit(notes=[("refused", f"Set-aside of {dice_text(taken)} refused: {exc}")])
-            return
-        self.in_tray = len(left)
-        self.refused = None
-        self._acted()
-        self._after_game_change(events, action={"keep": list(taken)})
+            return None
+        return TakenOut(taken, left)
 
-    def _check_fixed(self) -> None:
-        game = self._need_game()
-        reading = self.hw.read(self.hw.camera.read(), game.state.turn.dice_left)
-        self._next_poll = self.clock() + self.timing.poll_s
-        if reading.ok:
-            self._score(reading)
+
+__all__ = [
+    "FLYING_MOTION",
+    "Hardware",
+    "Settled",
+    "TakeOutOutcome",
+    "TakenOut",
+    "Timing",
+    "Tray",
+    "TrayRight",
+    "Unsure",
+    "Untouched",
+]

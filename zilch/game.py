@@ -10,6 +10,7 @@ returns the events it caused; an illegal action raises a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -309,6 +310,18 @@ class Game:
             "{'bank': true}, {'skip': true}, {'join': name}, {'challenge': name} "
             "or {'correct': [dice], 'by': name}"
         )
+
+    def after(self, action: Mapping[str, object]) -> tuple[Game, list[Event]]:
+        """The game after ``action`` as a new game, and the events; this game is unchanged.
+
+        For callers that build the next state, save it, and only then adopt it.
+        Raises like :meth:`apply` when the action is not legal now.
+        """
+        following = copy.copy(self)
+        following._journal = list(self._journal)
+        following._actions = list(self._actions)
+        events = following.apply(action)
+        return following, events
 
     # --- records -----------------------------------------------------------------
 

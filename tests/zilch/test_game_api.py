@@ -340,3 +340,17 @@ def test_a_correction_needs_a_roll_and_a_running_game() -> None:
     assert game.correct_refusal() == "the game is over; winners: Ann"
     with pytest.raises(GameOver, match="the game is over"):
         game.correct([1, 2, 3, 4, 6, 6], by="Ben")
+
+
+def test_after_builds_the_next_game_and_leaves_this_one_unchanged() -> None:
+    from zilch import Game, IllegalAction, find_preset
+
+    game = Game(find_preset("dicenow"), ["Ann", "Ben"])
+    before = game.to_json()
+    following, events = game.after({"roll": [1, 5, 2, 3, 4, 4]})
+    assert game.to_json() == before
+    assert following.state.phase == "keep" and [e.kind for e in events] == ["roll"]
+    assert following.actions == ({"roll": [1, 5, 2, 3, 4, 4]},) and game.actions == ()
+    with pytest.raises(IllegalAction):
+        following.after({"roll": [1, 1, 1, 1, 1, 1]})
+    assert following.state.phase == "keep"

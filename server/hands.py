@@ -1,0 +1,223 @@
+"""Who moves the dice besides the players: nobody on a real tower, helper hands in the simulator.
+
+Everything the simulated tower adds to the table lives here, behind
+:class:`Hands`, which the service injects into the controller:
+
+- :class:`PeopleHands` (the GPIO tower): people take dice out and put them
+  back; the camera alone says what the tray holds.
+- :class:`SimulatedHands`: the simulator's helper hands take out the dice a
+  phone or a computer player set aside and put dice back for the next roll,
+  between games on the calibration page's request too; every move is
+  journaled and replayed after a restart on a clock moved on
+  (:class:`SimClock`), so replayed shakes are long over. It also calibrates
+  the rendered camera from a rendered empty tray.
+
+The controller and :mod:`server.tray` never ask which tower they drive.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from firmware import SimulatedTower
+from server.table_state import TableError, TablePhase
+from vision import Calibration, CalibrationError, SharedCamera, calibrate, render_tray
+
+log = logging.getLogger(__name__)
+
+TowerOp = list[Any]  # journal format: ["shake"], ["remove", [1, 5]], ["put_back", 2]
+REPLAY_SKIP_S = 3600.0  # how far a replay moves the simulated clock on
+
+
+class NoHelperHands(TableError):
+    """Dice moves asked of a tower that has no helper hands (people move the dice)."""
+
+
+def multiset_minus(whole: Sequence[int], part: Sequence[int]) -> tuple[int, ...] | None:
+    """``whole`` without the dice of ``part``, or None if ``part`` is not inside it."""
+    rest = Counter(whole)
+    rest.subtract(Counter(part))
+    if any(n < 0 for n in rest.values()):
+        return None
+    return tuple(sorted(rest.elements()))
+
+
+class Hands(ABC):
+    """What happens to the dice between the tower's shakes, besides the camera's view."""
+
+    helper = False  # helper hands stand in for people (the calibration page offers them)
+    tumble_s = 0.0  # seconds the dice tumble after the coil's last pulse, beyond the camera's view
+
+    def replay(self, ops: Sequence[TowerOp]) -> None:  # noqa: B027 (nothing to do by default)
+        """Repeat the journaled tower operations after a restart (nothing on a real tower)."""
+
+    def help(
+        self, phase: TablePhase, expect_tray: tuple[int, ...] | None, dice_left: int
+    ) -> list[TowerOp]:
+        """Move dice as a person would in ``phase``; the moves made, to journal."""
+        return []
+
+    def known_tray(self) -> tuple[int, ...] | None:
+        """The tray's dice as known without the camera, when the camera cannot tell."""
+        return None
+
+    def tray_touched(self, rolled: int, refused: bool) -> bool:
+        """Whether the dice in the tray may have changed since the roll (camera work)."""
+        return True
+
+    def moves_dice(self, phase: TablePhase) -> bool:
+        """Whether these hands will move dice themselves in ``phase`` (nobody to wait for)."""
+        return False
+
+    @property
+    def straightens_tray(self) -> bool:
+        """Whether nobody straightens a tray the camera cannot read (ROLL shakes it instead)."""
+        return False
+
+    def in_tray(self, counted: int) -> int:
+        """Dice in the tray when a game starts: known exactly, or as last counted."""
+        return counted
+
+    @abstractmethod
+    def between_games(self, take_out: bool) -> list[TowerOp]:
+        """Take every die out of the tray (or put all back); the moves made, to journal."""
+
+
+class PeopleHands(Hands):
+    """The real tower: people move the dice and the camera sees the result."""
+
+    def between_games(self, take_out: bool) -> list[TowerOp]:
+        raise NoHelperHands("only the simulated tower has helper hands; move the dice")
+
+
+class SimClock:
+    """The simulated tower's clock: monotonic, moved on by replays."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+    def skip(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+class SimulatedHands(Hands):
+    """The simulator's helper hands on a :class:`~firmware.SimulatedTower`."""
+
+    helper = True
+
+    def __init__(self, tower: SimulatedTower, clock: SimClock) -> None:
+        self.tower = tower
+        self.clock = clock
+
+    @property
+    def tumble_s(self) -> float:  # type: ignore[override]
+        return self.tower.settle_time_s
+
+    @property
+    def straightens_tray(self) -> bool:
+        return True
+
+    def replay(self, ops: Sequence[TowerOp]) -> None:
+        """Repeat the journaled operations on the fresh tower (same seed), clock moved on."""
+        tower = self.tower
+        for op in ops:
+            try:
+                if op[0] == "shake":
+                    self.clock.skip(REPLAY_SKIP_S)
+                    tower.shake()
+                elif op[0] == "remove":
+                    tower.remove(op[1])
+                elif op[0] == "put_back":
+                    tower.put_back(min(int(op[1]), tower.out_of_tray))
+            except ValueError as exc:  # dice moved outside the journal; the tray check recovers
+                log.warning("cannot replay tower operation %s: %s", op, exc)
+        if ops:
+            self.clock.skip(REPLAY_SKIP_S)
+
+    def help(
+        self, phase: TablePhase, expect_tray: tuple[int, ...] | None, dice_left: int
+    ) -> list[TowerOp]:
+        tower = self.tower
+        if phase is TablePhase.REMOVE_DICE:
+            assert expect_tray is not None
+            out = multiset_minus(self._values(), expect_tray)
+            if out:
+                tower.remove(list(out))
+                return [["remove", list(out)]]
+        elif phase is TablePhase.RETURN_DICE:
+            if tower.in_tray < dice_left:
+                n = min(dice_left - tower.in_tray, tower.out_of_tray)
+                tower.put_back(n)
+                return [["put_back", n]]
+            if tower.in_tray > dice_left:
+                extra = self._values()[: tower.in_tray - dice_left]
+                tower.remove(extra)
+                return [["remove", extra]]
+        return []
+
+    def known_tray(self) -> tuple[int, ...]:
+        return tuple(sorted(self._values()))
+
+    def tray_touched(self, rolled: int, refused: bool) -> bool:
+        """Only when someone took dice out or put them back (no camera work otherwise)."""
+        return self.tower.in_tray != rolled or refused
+
+    def moves_dice(self, phase: TablePhase) -> bool:
+        return phase.tray_moving
+
+    def in_tray(self, counted: int) -> int:
+        return self.tower.in_tray
+
+    def between_games(self, take_out: bool) -> list[TowerOp]:
+        tower = self.tower
+        if take_out:
+            values = self._values()
+            if values:
+                tower.remove(values)
+                return [["remove", values]]
+        elif tower.out_of_tray:
+            n = tower.out_of_tray
+            tower.put_back(n)
+            return [["put_back", n]]
+        return []
+
+    def calibrate(self, camera: SharedCamera, seed: int) -> Calibration | None:
+        """A calibration of the rendered camera, used while no calibration file exists.
+
+        The simulator knows its empty tray exactly, so it calibrates itself the
+        way the calibration page would (empty tray, then the dice): the reader
+        is then as fast and sure as on a calibrated tower.
+        """
+        dice = len(self.tower.tray())
+        if not dice:
+            return None
+        empty, _ = render_tray([], size=camera.size, seed=seed)
+        try:
+            calibration, report = calibrate(empty, camera.source.read(), expected=dice)
+        except CalibrationError as exc:
+            log.warning("the simulator could not calibrate itself: %s", exc)
+            return None
+        log.info("simulated camera calibrated: %s", report.get("text", ""))
+        return calibration
+
+    def _values(self) -> list[int]:
+        return [int(d["value"]) for d in self.tower.tray()]
+
+
+__all__ = [
+    "Hands",
+    "NoHelperHands",
+    "PeopleHands",
+    "SimClock",
+    "SimulatedHands",
+    "TowerOp",
+    "multiset_minus",
+]
