@@ -25,7 +25,8 @@ from server.api import ApiError, check_pin
 from server.service import TableService
 from server.table_state import TableError
 from vision import Reading, annotate, read_dice
-from vision.calibration import Calibration, CalibrationError, calibrate
+from vision.calibrate import calibrate
+from vision.calibration import Calibration, CalibrationError
 from vision.sources import SharedCamera, SourceError
 
 bp = Blueprint("calibration_api", __name__, url_prefix="/api/calibrate")

@@ -19,7 +19,7 @@ import segno
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 from markupsafe import Markup
 
-from server.commands.service import lan_address
+from server.net import lan_address
 from server.security import sees_pin
 
 if TYPE_CHECKING:

@@ -1,7 +1,8 @@
 """Frames in, dice out: camera sources, the dice reader, calibration, annotation."""
 
 from vision.annotate import annotate
-from vision.calibration import Calibration, CalibrationError, calibrate, load_calibration
+from vision.calibrate import calibrate
+from vision.calibration import Calibration, CalibrationError, load_calibration
 from vision.profile import (
     DiceProfile,
     ProfileError,

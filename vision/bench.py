@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration, CalibrationError, calibrate
+from vision.calibrate import calibrate
+from vision.calibration import Calibration, CalibrationError
 from vision.models import held_out
 from vision.reader import MIN_CONFIDENCE, read_dice
 from vision.reading import Die, Reading

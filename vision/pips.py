@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.segment import Region, to_lab
+from vision.segment import Region, single_die_regions, to_lab
 
 PIP_AREA = (0.006, 0.07)  # pip area as a fraction of the die's area
 LAYOUT_OFFSETS = np.arange(0.22, 0.315, 0.015)  # corner pips' offset from the centre, in sides
@@ -339,3 +339,17 @@ def confidence(count: PipCount) -> float:
         score = min(score, SIDE_FACE_CAP)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))
+
+
+def learn_die_side(image: np.ndarray, blobs: list[np.ndarray], scale: int) -> float | None:
+    """The die size in this frame: the median side of lone blobs whose pips form a real face,
+    else of lone blobs with any pips (small dice whose layout is too blurred to check)."""
+    faces, dotted = [], []
+    for region in single_die_regions(blobs, scale, min(image.shape[:2])):
+        count = count_pips(image, region, region.side)
+        if 1 <= count.value <= 6:
+            dotted.append(region.side)
+            if count.layout_error < 0.08:
+                faces.append(region.side)
+    sides = faces or dotted
+    return float(np.median(sides)) if sides else None

@@ -16,10 +16,19 @@ from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
 from vision.detect import Detection, FaceReader, load_detector, load_face_reader
 from vision.pipfirst import Fragment, join_fragments
-from vision.pips import Pip, PipCount, assess, confidence, count_pips, detect_pips, share_pips
+from vision.pips import (
+    Pip,
+    PipCount,
+    assess,
+    confidence,
+    count_pips,
+    detect_pips,
+    learn_die_side,
+    share_pips,
+)
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading, check_frame
-from vision.segment import Group, Region, dice_groups, find_blobs, single_die_regions, square_region
+from vision.segment import Group, Region, dice_groups, find_blobs, square_region
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 
@@ -238,20 +247,6 @@ def _read_group(
         count = assess(own, part.center, side, doubtful)  # off-centre pips: shared wrongly
         out.append((part, count, (float(c[0]), float(c[1]))))
     return out
-
-
-def learn_die_side(image: np.ndarray, blobs: list[np.ndarray], scale: int) -> float | None:
-    """The die size in this frame: the median side of lone blobs whose pips form a real face,
-    else of lone blobs with any pips (small dice whose layout is too blurred to check)."""
-    faces, dotted = [], []
-    for region in single_die_regions(blobs, scale, min(image.shape[:2])):
-        count = count_pips(image, region, region.side)
-        if 1 <= count.value <= 6:
-            dotted.append(region.side)
-            if count.layout_error < 0.08:
-                faces.append(region.side)
-    sides = faces or dotted
-    return float(np.median(sides)) if sides else None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ import argparse
 import logging
 import os
 import signal
-import socket
 import sys
 import threading
 import time
@@ -17,6 +16,7 @@ from typing import Any
 from server.commands import Subparsers
 from server.config import Config, load_config
 from server.errors import UserError
+from server.net import lan_address
 
 log = logging.getLogger(__name__)
 
@@ -72,17 +72,6 @@ class Watchdog:
         if now - self._last >= self.interval:
             self._last = now
             self._notifier.notify("WATCHDOG=1")
-
-
-def lan_address() -> str | None:
-    """The address other machines on the LAN reach this one at (no packet is sent)."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routing lookup only
-            address = str(probe.getsockname()[0])
-    except OSError:
-        return None
-    return None if address.startswith("127.") else address
 
 
 def _effective_config(args: argparse.Namespace) -> Config:
