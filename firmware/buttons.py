@@ -8,7 +8,7 @@ from collections.abc import Callable
 from gpiozero import Button
 from gpiozero.pins import Factory
 
-from firmware.closing import Closing
+from closing import Closing
 from firmware.errors import FirmwareError
 
 BUTTON_EVENTS = ("roll", "bank", "long_press")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from gpiozero import LED, PWMLED, Buzzer
 from gpiozero.pins import Factory
 
-from firmware.closing import Closing
+from closing import Closing
 from firmware.errors import FirmwareError
 
 Step = tuple[float, float]

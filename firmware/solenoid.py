@@ -17,7 +17,7 @@ from collections.abc import Callable
 from gpiozero import DigitalOutputDevice
 from gpiozero.pins import Factory
 
-from firmware.closing import Closing
+from closing import Closing
 from firmware.errors import FirmwareError
 from firmware.pulses import PulseTrain
 from firmware.safety import DutyGuard, Interval, ShakePattern, Wait

@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 from gpiozero.pins import Factory
 
+from closing import Closing
 from firmware.buttons import BUTTON_EVENTS, TowerButtons
-from firmware.closing import Closing
 from firmware.errors import FirmwareError, GpioUnavailable
 from firmware.gpiochip import GpioChip, Lgpio, find_chip, import_lgpio
 from firmware.light import StatusLight

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from server.errors import ConfigError
+from server.host import parse_schedule
 from server.nesting import CONFIG_NESTING, nesting_depth, too_deep
 from zilch import RuleSet, ZilchError, find_preset
 from zilch.names import NAME_RULE, name_problem
@@ -122,21 +123,14 @@ def _addresses(value: Any) -> str | None:
     return None
 
 
-_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-
-
 def _schedule(value: Any) -> str | None:
     allowed = 'a list of "Day HH:MM" entries, such as ["Mon 15:30", "Wed 09:30"]'
     if not isinstance(value, list):
         return allowed
-    for entry in value:
-        if not isinstance(entry, str):
-            return allowed
-        match = re.fullmatch(r"([A-Za-z]{3})\w* (\d{1,2}):(\d{2})", entry.strip())
-        if not match or match[1].lower() not in _DAYS:
-            return allowed
-        if int(match[2]) > 23 or int(match[3]) > 59:
-            return allowed
+    try:
+        parse_schedule(value)
+    except ValueError:
+        return allowed
     return None
 
 

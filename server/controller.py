@@ -40,7 +40,7 @@ from server.table_state import (
     TableState,
 )
 from server.tray import Hardware, Settled, TakenOut, Timing, Tray, TrayRight, Untouched
-from zilch import Event, Game, IllegalAction, RuleSet, find_preset, replay
+from zilch import Event, Game, IllegalAction, RuleSet, dice_text, find_preset, replay
 from zilch.strategy import BOTS, UnknownBot, make_bot
 from zilch.strategy.bots import Bot
 from zilch.strategy.solution import Solution
@@ -52,11 +52,6 @@ CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
 
 Command = Callable[..., object]
 Note = tuple[str, str]  # (kind, text) of a log entry the engine did not make
-
-
-def dice_words(values: Sequence[int]) -> str:
-    """Die values for a sentence on the TV: ``1 5 5``."""
-    return " ".join(str(v) for v in sorted(values))
 
 
 class Controller:
@@ -361,7 +356,7 @@ class Controller:
                 following,
                 expect_tray=rest,
                 phase=TablePhase.REMOVE_DICE,
-                message=f"Take out {dice_words(values)} from the tray.",
+                message=f"Take out {dice_text(sorted(values))} from the tray.",
             )
             self._commit(following, action={"keep": list(values)}, events=events)
             self.tray.poll_now()  # the loop moves or checks the dice next
@@ -583,7 +578,7 @@ class Controller:
             game, events = game.after({"keep": list(taken)})
         except IllegalAction as exc:
             refused = replace(now, refused=taken, message=f"Put the dice back: {exc}")
-            note = f"Set-aside of {dice_words(taken)} refused: {exc}"
+            note = f"Set-aside of {dice_text(taken)} refused: {exc}"
             self._commit(refused, notes=[("refused", note)])
             return
         self._acted()

@@ -52,10 +52,6 @@ class Broker:
             self._closed = True
             self._cond.notify_all()
 
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
     def latest_seq(self) -> int:
         """Sequence number of the newest event, 0 before the first."""
         with self._cond:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from zilch import Event, Game
@@ -28,12 +28,20 @@ def hosted(game: Game) -> bool:
     return game.rules.ending == "final_round"
 
 
-def parse_schedule(entries: Sequence[str]) -> list[tuple[int, int, int]]:
-    """``["Mon 15:30"]`` → ``[(0, 15, 30)]`` (weekday from Monday, hour, minute)."""
+def parse_schedule(entries: Sequence[object]) -> list[tuple[int, int, int]]:
+    """``["Mon 15:30"]`` → ``[(0, 15, 30)]`` (weekday from Monday, hour, minute).
+
+    The one reader of ``[host] schedule`` entries (the configuration checks with it too).
+    """
     slots = []
     for entry in entries:
-        match = _ENTRY.fullmatch(entry.strip())
-        if match is None or match[1].lower() not in DAYS:
+        match = _ENTRY.fullmatch(entry.strip()) if isinstance(entry, str) else None
+        if (
+            match is None
+            or match[1].lower() not in DAYS
+            or int(match[2]) > 23
+            or int(match[3]) > 59
+        ):
             raise ValueError(f"schedule entry {entry!r} is not like 'Mon 15:30'")
         slots.append((DAYS.index(match[1].lower()), int(match[2]), int(match[3])))
     return slots
@@ -108,7 +116,3 @@ class Host:
     def next_game(self, now: datetime) -> str | None:
         """The next scheduled game time for the idle screen."""
         return next_game(self.schedule, now)
-
-    def describe(self) -> dict[str, Any]:
-        """The host's state for the table document."""
-        return {"calling": self.player if self.calls else None, "calls": self.calls}

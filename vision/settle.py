@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.sources import check_frame
+from vision.sources import camera_frame
 
 
 class SettleError(ValueError):
@@ -79,7 +79,7 @@ class SettleDetector:
 
     def update(self, frame: Any) -> bool:
         """Take the next frame; true when the dice have been still long enough."""
-        small = self._shrink(check_frame(frame, "settle detector input"))
+        small = self._shrink(camera_frame(frame, "settle detector input"))
         previous, self._previous = self._previous, small
         self.frames += 1
         if previous is None or previous.shape != small.shape:

@@ -20,6 +20,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 import cv2
 import numpy as np
 
+from closing import Closing
 from vision.camera_settings import (
     AF_MODE_MANUAL,
     DEFAULT_LENS_HEIGHT_MM,
@@ -108,7 +109,7 @@ def check_size(size: Any, what: str = "frame size") -> tuple[int, int]:
     return int(width), int(height)
 
 
-def check_frame(frame: Any, where: str) -> Frame:
+def camera_frame(frame: Any, where: str) -> Frame:
     """A usable BGR frame, or a :class:`SourceError` saying what ``where`` returned instead."""
     if not isinstance(frame, np.ndarray):
         raise SourceError(f"{where} returned {type(frame).__name__}, not an image array")
@@ -127,25 +128,7 @@ def fit(frame: Frame, size: tuple[int, int]) -> Frame:
     return np.asarray(cv2.resize(frame, size, interpolation=cv2.INTER_AREA))
 
 
-class _Closing:
-    """``with`` support: leaving the block calls ``close()``, which is safe to repeat."""
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class _Source(_Closing):
+class _Source(Closing):
     """Shared plumbing: the context manager, idempotent close, reads refused after close."""
 
     name = "source"
@@ -267,7 +250,7 @@ class FileSource(_Source):
         frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
         if frame is None:
             raise ImageFileError(f"{path}: not a readable image (corrupt or unknown format)")
-        return check_frame(frame, str(path))
+        return camera_frame(frame, str(path))
 
     def read(self) -> Frame:
         """The next image, as a BGR frame of ``size``."""
@@ -336,7 +319,7 @@ class OpenCVSource(_Source):
         ok, frame = self._capture.read()
         if not ok or frame is None:
             raise SourceError(f"{self.name} returned no frame (unplugged?)")
-        return fit(check_frame(frame, self.name), self._size)
+        return fit(camera_frame(frame, self.name), self._size)
 
     def lock_exposure(self) -> dict[str, float]:
         """Switch auto exposure and white balance off at their current values (V4L2).
@@ -516,7 +499,7 @@ class Picamera2Source(_Source):
             frame = self._camera.capture_array("main")
         except (RuntimeError, OSError) as error:
             raise SourceError(f"Pi camera returned no frame: {error}") from error
-        return fit(check_frame(frame, self.name), self._size)
+        return fit(camera_frame(frame, self.name), self._size)
 
     def _release(self) -> None:
         try:
@@ -525,7 +508,7 @@ class Picamera2Source(_Source):
             self._camera.close()
 
 
-class SharedCamera(_Closing):
+class SharedCamera(Closing):
     """The one owner of a camera in a process; threads borrow frames from it.
 
     ``read()`` grabs a new frame (one thread at a time), ``latest()`` hands a
@@ -549,7 +532,7 @@ class SharedCamera(_Closing):
     def read(self) -> Frame:
         """Grab a new frame from the camera and keep a copy as the latest."""
         with self._lock:
-            frame = check_frame(self.source.read(), getattr(self.source, "name", "camera"))
+            frame = camera_frame(self.source.read(), getattr(self.source, "name", "camera"))
             self._latest = frame.copy()
             self.frames += 1
             self.last_read_at = time.monotonic()

@@ -27,6 +27,7 @@ from zilch.scoring import (
     score_set_aside,
     scoring_table,
 )
+from zilch.steps import dice_text
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -52,6 +53,7 @@ __all__ = [
     "UnknownRule",
     "ZilchError",
     "best_set_aside",
+    "dice_text",
     "find_preset",
     "is_zilch",
     "legal_set_asides",

@@ -23,8 +23,8 @@ from zilch.rules import RuleSet, find_preset
 from zilch.scoring import SetAside, check_dice, counts_of, scoring_table
 from zilch.state import Event, GameState, PlayerState, TurnState
 from zilch.steps import (
+    Draft,
     Outcome,
-    Step,
     bank,
     bank_refusal,
     corrected,
@@ -87,7 +87,7 @@ class Game:
             phase="roll",
             turn=TurnState(player=names[0]),
         )
-        step = Step(rules, state)
+        step = Draft(rules, state)
         start_turn(step, names[0])
         self._state = step.state
         self._journal: list[Event] = list(step.events)
@@ -202,7 +202,7 @@ class Game:
             raise IllegalAction(
                 f"{name}'s roll already shows {dice_text(dice)}: nothing to correct"
             )
-        step = Step(self.rules, landing.before)
+        step = Draft(self.rules, landing.before)
         corrected(step, dice, landing.dice, by, landing.outcome)
         scores = self._table.legal(dice, counts_of(landing.before.turn.pyramid))
         outcome = land(step, dice, bool(scores))
@@ -422,13 +422,13 @@ class Game:
             "set-aside from the roll and before anything else happens at the table"
         )
 
-    def _begin(self) -> Step:
+    def _begin(self) -> Draft:
         if self._state.finished:
             raise GameOver(f"the game is over; winners: {names_text(self._state.winners)}")
-        return Step(self.rules, self._state)
+        return Draft(self.rules, self._state)
 
     def _commit(
-        self, step: Step, action: dict[str, Any], landed: Landing | None = None
+        self, step: Draft, action: dict[str, Any], landed: Landing | None = None
     ) -> list[Event]:
         """Keep the built state; ``landed`` is the roll that may now be corrected, if any."""
         refresh(step)

@@ -1,9 +1,10 @@
 """How each action changes a game: the steps inside a turn and between turns.
 
-:class:`Step` rebuilds the immutable :class:`~zilch.state.GameState` piece by
-piece and collects the events; :class:`~zilch.game.Game` checks that an
-action is legal, runs these steps, and keeps the result only when all went
-well. Every function here takes the step being built.
+:class:`Draft` (the next state, being drafted) rebuilds the immutable
+:class:`~zilch.state.GameState` piece by piece and collects the events;
+:class:`~zilch.game.Game` checks that an action is legal, runs these steps,
+and keeps the result only when all went well. Every function here takes the
+draft being built.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _replace(value: _T, **changes: Any) -> _T:
     return new
 
 
-class Step:
+class Draft:
     """One action being applied: the state as it is being rebuilt, and its events."""
 
     def __init__(self, rules: RuleSet, state: GameState) -> None:
@@ -90,7 +91,7 @@ class Step:
 # --- what happens inside a turn ------------------------------------------------------
 
 
-def refresh(step: Step) -> None:
+def refresh(step: Draft) -> None:
     """Keep ``turn.can_bank`` in step with the rest of the state."""
     if not step.state.finished:
         can_bank = bank_refusal(step.rules, step.state) is None
@@ -122,7 +123,7 @@ def bank_refusal(rules: RuleSet, state: GameState) -> str | None:
     return None
 
 
-def land(step: Step, dice: tuple[int, ...], scores: bool) -> Outcome:
+def land(step: Draft, dice: tuple[int, ...], scores: bool) -> Outcome:
     """Dice that landed (rolled, or corrected by a person): a roll to keep from, or resolved.
 
     ``scores`` says whether the roll has a legal set-aside. Without one, a
@@ -150,7 +151,7 @@ UNDONE = {"nothing": "the nothing bonus", "forgiven": "the forgiveness", "zilch"
 
 
 def corrected(
-    step: Step, dice: tuple[int, ...], read: tuple[int, ...], by: str | None, undone: Outcome
+    step: Draft, dice: tuple[int, ...], read: tuple[int, ...], by: str | None, undone: Outcome
 ) -> None:
     """Announce a correction of the current player's roll (``undone``: what the old roll led to)."""
     name = step.state.current
@@ -169,7 +170,7 @@ def corrected(
     )
 
 
-def set_aside(step: Step, kept: tuple[int, ...], split: Breakdown) -> None:
+def set_aside(step: Draft, kept: tuple[int, ...], split: Breakdown) -> None:
     """Take checked dice out of the roll: points to the turn total, hot dice if none are left."""
     name, turn = step.state.current, step.state.turn
     total, left = turn.total + split.points, turn.dice_left - len(kept)
@@ -203,7 +204,7 @@ def set_aside(step: Step, kept: tuple[int, ...], split: Breakdown) -> None:
         hot_dice(step)
 
 
-def hot_dice(step: Step) -> None:
+def hot_dice(step: Draft) -> None:
     """All six dice scored: they come back for a free roll."""
     name, total = step.state.current, step.state.turn.total
     step.turn(dice_left=6, set_aside=(), pyramid=(), free_roll=True)
@@ -218,7 +219,7 @@ def hot_dice(step: Step) -> None:
     )
 
 
-def nothing(step: Step) -> None:
+def nothing(step: Draft) -> None:
     """A six-dice roll with no scoring die pays the "nothing" bonus and gives six dice."""
     name, bonus = step.state.current, step.rules.nothing_bonus
     total = step.state.turn.total + bonus
@@ -234,7 +235,7 @@ def nothing(step: Step) -> None:
     )
 
 
-def forgive(step: Step) -> None:
+def forgive(step: Draft) -> None:
     """Forgive a zilch on the turn's first roll: roll six dice again, once per game."""
     me = step.me
     step.update(me.name, forgiveness=me.forgiveness - 1)
@@ -249,7 +250,7 @@ def forgive(step: Step) -> None:
     )
 
 
-def zilch(step: Step) -> None:
+def zilch(step: Draft) -> None:
     """A roll with no set-aside: the turn total is lost, streak and penalties follow."""
     rules, me, turn = step.rules, step.me, step.state.turn
     streak = me.streak + 1
@@ -278,7 +279,7 @@ def zilch(step: Step) -> None:
     end_turn(step, 0)
 
 
-def _set_score(step: Step, name: str, score: int) -> int:
+def _set_score(step: Draft, name: str, score: int) -> int:
     """Set a banked score, keeping the floor and the "while zero" entry rule."""
     if step.rules.score_floor == "zero":
         score = max(0, score)
@@ -289,7 +290,7 @@ def _set_score(step: Step, name: str, score: int) -> int:
     return score
 
 
-def _penalise(step: Step, name: str, amount: int, reason: str) -> None:
+def _penalise(step: Draft, name: str, amount: int, reason: str) -> None:
     """Take a penalty from a banked score (down to the floor) and say so."""
     before = step.state.player(name).score
     after = _set_score(step, name, before - amount)
@@ -303,7 +304,7 @@ def _penalise(step: Step, name: str, amount: int, reason: str) -> None:
     )
 
 
-def bank(step: Step) -> None:
+def bank(step: Draft) -> None:
     """Add the turn total to the score (and take it from a challenge's victim)."""
     rules, state, me = step.rules, step.state, step.me
     total = state.turn.total
@@ -345,7 +346,7 @@ def bank(step: Step) -> None:
 # --- between turns ---------------------------------------------------------------------
 
 
-def end_turn(step: Step, banked: int) -> None:
+def end_turn(step: Draft, banked: int) -> None:
     """Close the current turn and start the next one, or end the game."""
     state, rules = step.state, step.rules
     name = state.current or ""
@@ -385,7 +386,7 @@ def end_turn(step: Step, banked: int) -> None:
     start_turn(step, names[0])
 
 
-def _advance(step: Step, name: str) -> None:
+def _advance(step: Draft, name: str) -> None:
     """Start ``name``'s turn out of seat order (final and tie-break turns)."""
     names = step.state.names
     if names.index(name) <= names.index(step.state.current or name):
@@ -393,7 +394,7 @@ def _advance(step: Step, name: str) -> None:
     start_turn(step, name)
 
 
-def start_turn(step: Step, name: str) -> None:
+def start_turn(step: Draft, name: str) -> None:
     """Give the dice to ``name`` with a fresh turn, announced."""
     state = step.state
     step.set(current=name, phase="roll", turn=TurnState(player=name))
@@ -411,7 +412,7 @@ def start_turn(step: Step, name: str) -> None:
         _announce_needs(step, name)
 
 
-def _announce_needs(step: Step, name: str) -> None:
+def _announce_needs(step: Draft, name: str) -> None:
     """Before a final-round turn: the points this player needs to take the lead."""
     me = step.state.player(name)
     best = max(p.score for p in step.state.players if p.name != name)
@@ -424,7 +425,7 @@ def _announce_needs(step: Step, name: str) -> None:
     step.emit("announcement", name, text, needs=needs, score=me.score)
 
 
-def _announce_scores(step: Step, done: int) -> None:
+def _announce_scores(step: Draft, done: int) -> None:
     """The host reads every score after a round."""
     ranked = sorted(step.state.players, key=lambda p: -p.score)
     listing = ", ".join(f"{p.name} {p.score:,}" for p in ranked)
@@ -437,7 +438,7 @@ def _announce_scores(step: Step, done: int) -> None:
     )
 
 
-def _resolve(step: Step) -> None:
+def _resolve(step: Draft) -> None:
     """Game end: winners by the tie rule, or tie-break turns for tied leaders."""
     state, rules = step.state, step.rules
     top = max(p.score for p in state.players)

@@ -1,4 +1,9 @@
-"""The context-manager protocol shared by every device of the tower."""
+"""``with`` support for everything that holds a device: the tower's parts and the cameras.
+
+A leaf package: it imports only the standard library, so ``firmware`` (the
+solenoid, the buttons, the tower) and ``vision`` (frame sources, the shared
+camera) share this one base without importing each other.
+"""
 
 from __future__ import annotations
 
@@ -25,3 +30,6 @@ class Closing:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+__all__ = ["Closing"]
