@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from vision.bench import LabelledDie, match
-from vision.calibration import Calibration, CalibrationError, calibrate
+from vision.calibrate import calibrate
+from vision.calibration import Calibration, CalibrationError
 from vision.profile import DiceProfile, ProfileError, TeachingExample, fit_profile
 from vision.reader import read_dice
 from vision.render import RenderStyle, random_tray, render_tray, resolve_style
