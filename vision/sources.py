@@ -433,9 +433,15 @@ class Picamera2Source(_Source):
             width, height = (int(v) for v in mode["size"])
             self._size = same_aspect_size(self._size, width / height)
             sensor = {"output_size": (width, height), "bit_depth": int(mode["bit_depth"])}
-            config = self._camera.create_video_configuration(
-                main={"size": self._size, "format": "RGB888"}, sensor=sensor
-            )
+            try:
+                config = self._camera.create_video_configuration(
+                    main={"size": self._size, "format": "RGB888"}, sensor=sensor
+                )
+            except TypeError:
+                raise SourceError(
+                    "this picamera2 cannot be given a sensor mode (no sensor= argument); "
+                    "update it: sudo apt install --only-upgrade python3-picamera2"
+                ) from None
         self._camera.configure(config)
         chosen = dict(self._camera.camera_config.get("sensor") or {})
         self.sensor_mode = chosen

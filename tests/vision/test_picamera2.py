@@ -99,6 +99,21 @@ def test_a_mode_libcamera_will_not_run_is_refused(monkeypatch: pytest.MonkeyPatc
     assert log.names()[-2:] == ["stop", "close"]
 
 
+def test_a_picamera2_too_old_for_sensor_modes_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    log = install(monkeypatch)
+
+    class Old(sys.modules["picamera2"].Picamera2):  # type: ignore[name-defined,misc]
+        def create_video_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
+            return super().create_video_configuration(main)
+
+    monkeypatch.setattr(sys.modules["picamera2"], "Picamera2", Old)
+    with pytest.raises(SourceError, match=r"cannot be given a sensor mode .*--only-upgrade"):
+        Picamera2Source((1296, 972))
+    assert log.names()[-2:] == ["stop", "close"]
+
+
 # --- focus -------------------------------------------------------------------------------------
 
 
