@@ -37,12 +37,19 @@ from vision.render.style import (
     pip_colors_for,
     resolve_style,
 )
-from vision.render.throwing import MAX_RANDOM_DICE, random_scene, random_tray
+from vision.render.throwing import (
+    MAX_PILE_DICE,
+    MAX_RANDOM_DICE,
+    random_pile,
+    random_scene,
+    random_tray,
+)
 
 __all__ = [
     "DIE_COLORS",
     "DIE_MM",
     "HARD",
+    "MAX_PILE_DICE",
     "MAX_RANDOM_DICE",
     "MAX_TRAY_DICE",
     "MIN_PIP_CONTRAST",
@@ -55,6 +62,7 @@ __all__ = [
     "RenderError",
     "RenderStyle",
     "pip_colors_for",
+    "random_pile",
     "random_scene",
     "random_tray",
     "render_tray",

@@ -46,7 +46,10 @@ def _geometry(
     perspective: float,
     camera_height: float,
     rng: np.random.Generator,
+    view: NDArray[np.float64] | None = None,
 ) -> _Geometry:
+    """Floor to frame: the tray centred and scaled to fill the frame, a slight perspective,
+    then ``view`` (an oblique camera, stretched pixels) with the tray fitted again."""
     w, h = size
     scale = min(0.86 * w / tray_mm[0], 0.86 * h / tray_mm[1])
     place = np.array(
@@ -60,4 +63,17 @@ def _geometry(
     moved = corners + rng.uniform(-1, 1, (4, 2)).astype(np.float32) * perspective * min(w, h)
     tilt = cv2.getPerspectiveTransform(corners, moved.astype(np.float32))
     nadir = (tray_mm[0] / 2, tray_mm[1] / 2)
-    return _Geometry(scale, np.asarray(tilt.astype(np.float64) @ place), nadir, camera_height)
+    matrix = np.asarray(tilt.astype(np.float64) @ place)
+    if view is not None:
+        matrix = view @ matrix
+        wall = 0.06 * tray_mm[1]
+        x0, y0, x1, y1 = -wall, -wall, tray_mm[0] + wall, tray_mm[1] + wall
+        rim = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]])
+        seen = rim @ matrix.T
+        seen = seen[:, :2] / seen[:, 2:3]
+        low, high = seen.min(axis=0), seen.max(axis=0)
+        fit = min(0.96 * w / (high[0] - low[0]), 0.96 * h / (high[1] - low[1]))
+        shift = np.array([w / 2, h / 2]) - fit * (low + high) / 2
+        matrix = np.array([[fit, 0, shift[0]], [0, fit, shift[1]], [0, 0, 1]]) @ matrix
+        scale *= fit
+    return _Geometry(scale, matrix, nadir, camera_height)

@@ -15,9 +15,10 @@ from numpy.typing import NDArray
 from dicetray import DIE_MM
 from vision.render.camera import _Geometry
 from vision.render.style import (
+    ALL_DIE_COLORS,
+    ALL_PIP_COLORS,
     DIE_COLORS,
     MIN_PIP_CONTRAST,
-    PIP_COLORS,
     Color,
     Frame,
     RenderStyle,
@@ -62,12 +63,16 @@ def _outline(corner: float, steps: int = 5) -> NDArray[np.float64]:
 _PIP_POINTS = 14
 
 
+_BIG_ONE_RADIUS = 0.2  # of the die's side: the big pip some dice have for their 1
+
+
 @functools.lru_cache(maxsize=64)
-def _face_template(value: int, corner: float) -> NDArray[np.float64]:
+def _face_template(value: int, corner: float, big_one: bool = False) -> NDArray[np.float64]:
     """Face-unit points of a face: rounded outline, inset face, then each pip's polygon."""
     outline = _outline(corner)
     t = np.linspace(0, 2 * math.pi, _PIP_POINTS, endpoint=False)
-    circle = np.stack([np.cos(t), np.sin(t)], axis=1) * _PIP_RADIUS
+    radius = _BIG_ONE_RADIUS if big_one and value == 1 else _PIP_RADIUS
+    circle = np.stack([np.cos(t), np.sin(t)], axis=1) * radius
     pips = [circle + np.array(p) * _PIP_SPACING for p in _PIP_LAYOUT[value]]
     return np.vstack([outline, outline * 0.84, *pips])
 
@@ -90,10 +95,12 @@ _TOP_MARKS = np.array(
 
 
 @functools.lru_cache(maxsize=256)
-def _face_points(face: str, value: int, corner: float) -> NDArray[np.float64]:
+def _face_points(
+    face: str, value: int, corner: float, big_one: bool = False
+) -> NDArray[np.float64]:
     """A face's outline, inset and pips as points on the unit cube, before rotation."""
     middle, u, v = (np.asarray(a, dtype=np.float64) for a in _FACES[face])
-    uv = _face_template(value, corner)
+    uv = _face_template(value, corner, big_one)
     return np.asarray(middle + uv[:, :1] * u + uv[:, 1:2] * v)
 
 
@@ -128,11 +135,15 @@ class _DieLook:
     sheen_at: tuple[float, float] = (0.0, 0.0)  # its centre from the face's, in sides
     sheen_size: float = 0.25  # its spread, in sides
     gloss: bool = False  # a glossy die: a sharp lamp spot and a bright rim toward the lamp
+    metal: float = 0.0  # a metallic body: where across the face its bright band lies (0: none)
+    engraved: bool = False  # pips cut into the face: a dark rim, the pip's colour within
+    big_one: bool = False  # the 1 is one big pip
 
     @property
     def plain(self) -> bool:
         """A solid die with nothing on its faces but pips (painted the quick way)."""
-        return self.finish == "solid" and not self.glint and self.sheen <= 0 and not self.gloss
+        plain = self.finish == "solid" and not self.glint and self.sheen <= 0 and not self.gloss
+        return plain and self.metal <= 0
 
 
 MAX_TRAY_DICE = 64
@@ -154,7 +165,7 @@ def _looks(style: RenderStyle, rng: np.random.Generator) -> tuple[_DieLook, ...]
     for i in range(n):
         k = i if style.mixed_colors else 0
         color = style.die_colors[int(colors[k])]
-        pips = pip_colors_for(color)
+        pips = pip_colors_for(color, style.pip_colors)
         pip = pips[int(picks[k]) % len(pips)]
         look = _DieLook(
             color, pip, float(sizes[i]), float(brightness[i]), float(tilts[i]), int(sides[i])
@@ -210,9 +221,45 @@ def _lamp_looks(
     return out
 
 
+DRESS_STREAM = 5
+
+
+def dress_looks(looks: tuple[_DieLook, ...], style: RenderStyle, seed: int) -> tuple[_DieLook, ...]:
+    """Metal bodies, engraved pips and big ones, from the scene's own stream (knobs off: the
+    looks unchanged). One set of dice shares them; mixed dice each draw their own."""
+    if style.metallic <= 0 and style.engraved <= 0 and style.big_one <= 0:
+        return looks
+    rng = np.random.default_rng([seed, DRESS_STREAM])
+    n = len(looks)
+    metal, band = rng.random(n) < style.metallic, rng.uniform(0.15, 0.85, n)
+    engraved, big = rng.random(n) < style.engraved, rng.random(n) < style.big_one
+    out = []
+    for i, look in enumerate(looks):
+        k = i if style.mixed_colors else 0
+        out.append(
+            replace(
+                look,
+                metal=float(band[k]) if metal[k] else 0.0,
+                engraved=bool(engraved[k]),
+                big_one=bool(big[k]),
+            )
+        )
+    return tuple(out)
+
+
+def _engrave(pips: list[NDArray[np.int32]]) -> list[NDArray[np.int32]]:
+    """Each pip's inner part: shrunk and moved away from the light, inside its dark rim."""
+    inner = []
+    for pip in pips:
+        centre = pip.mean(axis=0)
+        reach = float(np.abs(pip - centre).max())
+        inner.append(np.round(centre + (pip - centre) * 0.72 + reach * 0.12).astype(np.int32))
+    return inner
+
+
 def _vein_color(body: str, pip: str, pick: int) -> Color:
     """A second colour for a marbled die's veins, on the same side of the pips as its body."""
-    pip_grey, body_grey = _grey(PIP_COLORS[pip]), _grey(DIE_COLORS[body])
+    pip_grey, body_grey = _grey(ALL_PIP_COLORS[pip]), _grey(ALL_DIE_COLORS[body])
     fits = [
         c
         for name, c in DIE_COLORS.items()
@@ -222,7 +269,7 @@ def _vein_color(body: str, pip: str, pick: int) -> Color:
     ]
     if fits:
         return fits[pick % len(fits)]
-    return _shade(DIE_COLORS[body], 1.4 if body_grey > pip_grey else 0.6)
+    return _shade(ALL_DIE_COLORS[body], 1.4 if body_grey > pip_grey else 0.6)
 
 
 def _lean(
@@ -301,7 +348,7 @@ def _plan_die(
     visible = geo.sees(centre + normals * (side / 2), normals)
     values = _face_values(die["value"], look.side_pick)
     faces = [(face, normals[k]) for k, face in enumerate(_FACES) if visible[k]]
-    local = [_face_points(face, values[face], corner_radius) for face, _ in faces]
+    local = [_face_points(face, values[face], corner_radius, look.big_one) for face, _ in faces]
     px = geo.project(centre + (np.vstack([*local, _TOP_MARKS]) @ rot.T) * side)
     fixed = _poly(px)
     n = len(_outline(corner_radius))
@@ -316,8 +363,8 @@ def _plan_die(
     top = px[start:]
     return _DiePlan(
         faces=tuple(drawn),
-        body=_shade(DIE_COLORS[die.get("color", look.color)], look.brightness),
-        pip=PIP_COLORS[die.get("pip_color", look.pip_color)],
+        body=_shade(ALL_DIE_COLORS[die.get("color", look.color)], look.brightness),
+        pip=ALL_PIP_COLORS[die.get("pip_color", look.pip_color)],
         silhouette=np.vstack(silhouette),
         centre=(float(top[0, 0]), float(top[0, 1])),
         corners=top[1:],
@@ -336,6 +383,9 @@ def _paint_die(image: Frame, plan: _DiePlan) -> None:
         for outer, inset, pips, gain in plan.faces:
             cv2.fillPoly(image, [outer], _shade(plan.body, gain * 0.78), cv2.LINE_AA, _SHIFT)
             cv2.fillPoly(image, [inset], _shade(plan.body, gain), cv2.LINE_AA, _SHIFT)
+            if look is not None and look.engraved:
+                cv2.fillPoly(image, pips, _shade(plan.pip, gain * 0.45), cv2.LINE_AA, _SHIFT)
+                pips = _engrave(pips)
             cv2.fillPoly(image, pips, _shade(plan.pip, gain), cv2.LINE_AA, _SHIFT)
         return
     rng = np.random.default_rng(look.pattern)
@@ -374,9 +424,16 @@ def _paint_face(
         veins = _veins(face.shape, side, rng) * face
         vein = np.array(_shade(look.vein, gain), np.float32)
         patch += veins[..., None] * (vein - patch)
+    if look.metal > 0:  # polished metal: a bright band across the face, dark beside it
+        patch *= _metal_shine(face, side, look.metal, rng)[..., None]
     if look.finish == "translucent":  # the floor shows through the body, not the pips
         alpha = float(rng.uniform(0.55, 0.8))
         patch = alpha * patch + (1 - alpha) * under * 0.8
+    if look.engraved:
+        rim = np.zeros(under.shape[:2], np.float32)
+        cv2.fillPoly(rim, pips, 1.0, cv2.LINE_AA, _SHIFT)
+        patch += rim[..., None] * (np.array(_shade(plan.pip, gain * 0.45), np.float32) - patch)
+        pips = _engrave(pips)
     pip_mask = np.zeros(under.shape[:2], np.float32)
     cv2.fillPoly(pip_mask, pips, 1.0, cv2.LINE_AA, _SHIFT)
     pip = np.array(_shade(plan.pip, gain), np.float32)
@@ -389,6 +446,18 @@ def _paint_face(
     cv2.fillPoly(body, [outer], 1.0, cv2.LINE_AA, _SHIFT)
     out = under + body[..., None] * (patch - under)
     image[y0:y1, x0:x1] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _metal_shine(
+    face: NDArray[np.float32], side: float, at: float, rng: np.random.Generator
+) -> NDArray[np.float32]:
+    """Gain over a metal face: a bright band at ``at`` (0..1 across) at a random angle."""
+    h, w = face.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    theta = float(rng.uniform(0, math.pi))
+    across = ((xs - w / 2) * math.cos(theta) + (ys - h / 2) * math.sin(theta)) / side + 0.5
+    band = np.exp(-(((across - at) / 0.14) ** 2))
+    return np.asarray(0.55 + 0.25 * across + 0.9 * band, np.float32)
 
 
 def _veins(shape: tuple[int, ...], side: float, rng: np.random.Generator) -> NDArray[np.float32]:

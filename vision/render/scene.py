@@ -26,10 +26,11 @@ from vision.render.painting import (
     _paint_order,
     _plan_die,
     _poly,
+    dress_looks,
 )
 from vision.render.style import (
-    DIE_COLORS,
-    PIP_COLORS,
+    ALL_DIE_COLORS,
+    ALL_PIP_COLORS,
     Color,
     Frame,
     RenderError,
@@ -39,6 +40,7 @@ from vision.render.style import (
     _shade,
     resolve_style,
 )
+from vision.render.surfaces import dress_floor, motion_blur, view_warp
 
 
 @functools.lru_cache(maxsize=4)
@@ -138,9 +140,14 @@ def _scene(
 ) -> _Scene:
     rng = np.random.default_rng([seed, 1])
     looks = _looks(style, rng)
-    geo = _geometry(size, tray_mm, style.perspective, style.camera_height_mm, rng)
+    looks = dress_looks(looks, style, seed)
+    view = view_warp(size, style.camera_tilt_deg, style.pixel_aspect, seed)
+    geo = _geometry(size, tray_mm, style.perspective, style.camera_height_mm, rng, view)
     floor = _floor(style, looks[0].color, rng)
     background = _background(size, geo, tray_mm, floor, style.floor_texture, rng)
+    if style.floor_kinds != ("matte",) or style.clutter > 0:
+        inner = np.array([[0, 0], [tray_mm[0], 0], [tray_mm[0], tray_mm[1]], [0, tray_mm[1]]])
+        background = dress_floor(background, geo.to_px(inner), floor, style, seed)
     gain, glare = _lighting(size, style, rng)
     for cached in (background, gain, glare):
         if cached is not None:
@@ -156,7 +163,7 @@ def _floor(style: RenderStyle, set_color: str, rng: np.random.Generator) -> Colo
     """
     floors = list(style.floor_colors)
     if not style.mixed_colors:
-        body = np.asarray(DIE_COLORS[set_color], dtype=float)
+        body = np.asarray(ALL_DIE_COLORS[set_color], dtype=float)
         apart = [f for f in floors if np.linalg.norm(np.asarray(f, dtype=float) - body) >= 80]
         floors = apart or [max(floors, key=lambda f: float(np.linalg.norm(np.subtract(f, body))))]
     return floors[int(rng.integers(0, len(floors)))]
@@ -222,7 +229,7 @@ def _check_die(die: Any, index: int, tray_mm: tuple[float, float]) -> dict[str, 
     if not isinstance(cocked, bool):
         raise RenderError(f"die {index}: cocked={cocked!r} must be true or false")
     checked = {"value": value, "x": x, "y": y, "angle": angle, "cocked": cocked}
-    for key, names in (("color", DIE_COLORS), ("pip_color", PIP_COLORS)):
+    for key, names in (("color", ALL_DIE_COLORS), ("pip_color", ALL_PIP_COLORS)):
         if key in die and die[key] not in names:
             raise RenderError(f"die {index}: {key}={die[key]!r}; use one of {sorted(names)}")
         if key in die:
@@ -277,6 +284,8 @@ def render_tray(
     order = _paint_order(dice, scene.geo)
     for i in order:
         _paint_die(image, plans[i])
+    if the_style.motion_blur_px > 0:
+        image = motion_blur(image, the_style.motion_blur_px, int(seed), int(frame))
     image = _sensor(image, scene, the_style, np.random.default_rng([int(seed), 2, int(frame)]))
     hidden = _occluded(plans, order)
     floor = scene.geo.to_px(

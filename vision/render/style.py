@@ -28,6 +28,32 @@ PIP_COLORS: dict[str, Color] = {
     "white": (242, 242, 242),
     "red": (40, 36, 204),
 }
+#: More body colours (BGR), for styles that name them; the six above stay the default set.
+MORE_DIE_COLORS: dict[str, Color] = {
+    "violet": (130, 40, 110),
+    "yellow": (40, 205, 235),
+    "orange": (30, 120, 235),
+    "pink": (180, 120, 235),
+    "teal": (150, 140, 20),
+    "brown": (40, 70, 120),
+    "smoke": (70, 70, 76),
+    "brass": (60, 170, 210),
+    "silver": (192, 192, 196),
+}
+#: More pip colours (BGR), for styles whose ``pip_colors`` name them.
+MORE_PIP_COLORS: dict[str, Color] = {
+    "gold": (50, 180, 225),
+    "blue": (170, 70, 20),
+    "green": (60, 140, 30),
+    "yellow": (40, 225, 245),
+}
+#: Every body and pip colour a die may carry, by name.
+ALL_DIE_COLORS: dict[str, Color] = {**DIE_COLORS, **MORE_DIE_COLORS}
+ALL_PIP_COLORS: dict[str, Color] = {**PIP_COLORS, **MORE_PIP_COLORS}
+#: The pip palette of the named styles.
+CLASSIC_PIPS = tuple(PIP_COLORS)
+#: Kinds of floor a scene may have (``matte`` is the tower's).
+FLOOR_KINDS = ("matte", "wood", "cloth", "felt", "printed", "glossy")
 #: Least difference in grey level between a die and its pips: pips always contrast.
 MIN_PIP_CONTRAST = 90.0
 
@@ -41,15 +67,22 @@ def _grey(color: Color) -> float:
     return 0.114 * b + 0.587 * g + 0.299 * r
 
 
-@functools.lru_cache(maxsize=16)
-def pip_colors_for(die_color: str) -> tuple[str, ...]:
-    """Pip colours that contrast with a die colour (e.g. white dice: black or red pips)."""
-    if die_color not in DIE_COLORS:
-        raise RenderError(f"unknown die colour {die_color!r}; use one of {sorted(DIE_COLORS)}")
-    body = _grey(DIE_COLORS[die_color])
-    return tuple(
-        name for name, pip in PIP_COLORS.items() if abs(_grey(pip) - body) >= MIN_PIP_CONTRAST
+@functools.lru_cache(maxsize=64)
+def pip_colors_for(die_color: str, palette: tuple[str, ...] = CLASSIC_PIPS) -> tuple[str, ...]:
+    """Pip colours of ``palette`` that contrast with a die colour (white dice: black or red).
+
+    When none of the palette contrasts enough, the palette's most contrasting colour.
+    """
+    if die_color not in ALL_DIE_COLORS:
+        raise RenderError(f"unknown die colour {die_color!r}; use one of {sorted(ALL_DIE_COLORS)}")
+    unknown = [p for p in palette if p not in ALL_PIP_COLORS]
+    if unknown or not palette:
+        raise RenderError(f"pip colours {list(palette)!r}: use some of {sorted(ALL_PIP_COLORS)}")
+    body = _grey(ALL_DIE_COLORS[die_color])
+    fits = tuple(
+        name for name in palette if abs(_grey(ALL_PIP_COLORS[name]) - body) >= MIN_PIP_CONTRAST
     )
+    return fits or (max(palette, key=lambda p: abs(_grey(ALL_PIP_COLORS[p]) - body)),)
 
 
 def _check_color(color: Any) -> Color:
@@ -100,6 +133,16 @@ class RenderStyle:
     glossy: float = 0.0  # chance a set of dice is glossy: a sharp lamp spot and a bright rim
     translucent_colors: tuple[str, ...] = ()  # colours that may be translucent (empty: all)
     cocked_tilt_deg: tuple[float, float] = (18.0, 38.0)  # how far a cocked die leans
+    # the wider domain of photos from elsewhere (docs/vision-frames.md, "A wider domain")
+    floor_kinds: tuple[str, ...] = ("matte",)  # each scene's floor is one of these kinds
+    clutter: float = 0.0  # chance of each of eight objects round the frame's edges
+    camera_tilt_deg: float = 0.0  # an oblique view up to this angle: the far side smaller
+    pixel_aspect: float = 1.0  # pixels stretched sideways (over 1) or squeezed, as exports do
+    motion_blur_px: float = 0.0  # longest smear of a moving camera, pixels
+    metallic: float = 0.0  # chance a die's body is metal, a bright band sweeping its faces
+    engraved: float = 0.0  # chance a die's pips are engraved (a dark rim) rather than painted
+    big_one: float = 0.0  # chance a die's 1 is one big pip
+    pip_colors: tuple[str, ...] = CLASSIC_PIPS  # the palette a die's pips are drawn from
 
     def __post_init__(self) -> None:
         floors = tuple(_check_color(c) for c in self.floor_colors)
@@ -146,6 +189,12 @@ class RenderStyle:
             "glints": 1.0,
             "highlight": 1.0,
             "glossy": 1.0,
+            "clutter": 1.0,
+            "camera_tilt_deg": 45.0,
+            "motion_blur_px": 20.0,
+            "metallic": 1.0,
+            "engraved": 1.0,
+            "big_one": 1.0,
         }
         for key, top in limits.items():
             value = getattr(self, key)
@@ -157,6 +206,15 @@ class RenderStyle:
             )
         if not 0 <= self.jpeg_quality <= 100:
             raise RenderError(f"style jpeg_quality={self.jpeg_quality}; use 0 (off) or 1..100")
+        if not 0.6 <= self.pixel_aspect <= 1.6:
+            raise RenderError(f"style pixel_aspect={self.pixel_aspect}; use 0.6..1.6 (1: square)")
+        kinds = tuple(self.floor_kinds)
+        if not kinds or any(k not in FLOOR_KINDS for k in kinds):
+            raise RenderError(f"style floor_kinds={self.floor_kinds!r}; use some of {FLOOR_KINDS}")
+        object.__setattr__(self, "floor_kinds", kinds)
+        object.__setattr__(self, "pip_colors", tuple(self.pip_colors))
+        for name in self.die_colors:
+            pip_colors_for(name, self.pip_colors)
 
 
 #: A calibrated tower: fixed lighting, matte floor, one set of dice, modest noise.

@@ -22,6 +22,7 @@ from vision.render.style import (
 )
 
 MAX_RANDOM_DICE = 12
+MAX_PILE_DICE = 40  # random_pile: touching groups and piles of up to this many dice
 
 
 def _fits(
@@ -165,13 +166,11 @@ def random_tray(
     return tray
 
 
-def _check_counts(n_dice: int, cocked: int | None) -> None:
-    if (
-        isinstance(n_dice, bool)
-        or not isinstance(n_dice, int)
-        or not 0 <= n_dice <= MAX_RANDOM_DICE
-    ):
-        raise RenderError(f"n_dice={n_dice!r}; a random scene holds 0..{MAX_RANDOM_DICE} dice")
+def _check_counts(
+    n_dice: int, cocked: int | None, most: int = MAX_RANDOM_DICE, what: str = "a random scene"
+) -> None:
+    if isinstance(n_dice, bool) or not isinstance(n_dice, int) or not 0 <= n_dice <= most:
+        raise RenderError(f"n_dice={n_dice!r}; {what} holds 0..{most} dice")
     if cocked is not None and (
         isinstance(cocked, bool) or not isinstance(cocked, int) or not 0 <= cocked <= n_dice
     ):
@@ -195,8 +194,40 @@ def random_scene(
     ``touching`` is the chance that a die lands edge to edge with another and
     ``cocked`` the number of leaning dice; ``None`` takes both from the style.
     """
-    the_style = resolve_style(style)
     _check_counts(n_dice, cocked)
+    return _throw_scene(seed, n_dice, size, style, touching, cocked, frame, tray_mm, die_mm)
+
+
+def random_pile(
+    seed: int,
+    n_dice: int = 20,
+    *,
+    size: tuple[int, int] = (640, 480),
+    style: RenderStyle | str | None = None,
+    touching: float = 0.85,
+    cocked: int | None = None,
+    frame: int = 0,
+    tray_mm: tuple[float, float] = TRAY_MM,
+    die_mm: float = DIE_MM,
+) -> tuple[Frame, dict[str, Any]]:
+    """A pile: up to ``MAX_PILE_DICE`` dice thrown mostly edge to edge, in touching groups,
+    with the style's share leaning on their neighbours (``cocked``: that many instead)."""
+    _check_counts(n_dice, cocked, MAX_PILE_DICE, "a pile")
+    return _throw_scene(seed, n_dice, size, style, touching, cocked, frame, tray_mm, die_mm)
+
+
+def _throw_scene(
+    seed: int,
+    n_dice: int,
+    size: tuple[int, int],
+    style: RenderStyle | str | None,
+    touching: float | None,
+    cocked: int | None,
+    frame: int,
+    tray_mm: tuple[float, float],
+    die_mm: float,
+) -> tuple[Frame, dict[str, Any]]:
+    the_style = resolve_style(style)
     _check_seed(seed)
     size = _check_size(size)
     scene = _scene(size, seed, the_style, (float(tray_mm[0]), float(tray_mm[1])))
