@@ -43,7 +43,9 @@ class Broker:
         with self._cond:
             if self._history and seq <= self._history[-1][0]:
                 return
-            self._history.append((seq, data))
+            # Formatted once here, not once per subscriber: with hundreds of
+            # pages open the fan-out is then one shared string per event.
+            self._history.append((seq, format_event(seq, data)))
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -86,9 +88,9 @@ class Broker:
                         return
                     yield KEEPALIVE
                     continue
-                for seq, data in pending:
+                for seq, text in pending:
                     last = seq
-                    yield format_event(seq, data)
+                    yield text
         finally:
             with self._cond:
                 self.subscribers -= 1

@@ -20,8 +20,6 @@ from server.net import lan_address
 
 log = logging.getLogger(__name__)
 
-API_THREADS = 4  # worker threads kept free of event streams, for API requests
-
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("serve", help="run the table service (simulated tower by default)")
@@ -93,10 +91,9 @@ def _effective_config(args: argparse.Namespace) -> Config:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Run the table service under waitress until SIGTERM or Ctrl-C."""
-    import waitress
-
     from server.app import create_app
     from server.service import TableService
+    from server.serving import Limits, create_server
 
     config = _effective_config(args)
     host = args.host or config["server"]["host"]
@@ -112,11 +109,12 @@ def run_serve(args: argparse.Namespace) -> int:
         sim_settle_s=0.4 if args.sim_settle is None else args.sim_settle,
     )
     # Each live page holds a worker thread; keep a few for the API so phones can always play.
-    service.max_streams = max(1, threads - API_THREADS)
+    limits = Limits.for_threads(threads)
+    service.max_streams = limits.streams
     try:
         service.start()
         app = create_app(config, service)
-        server: Any = waitress.create_server(app, host=host, port=port, threads=threads)
+        server: Any = create_server(app, host, port, limits)
     except BaseException:
         service.stop()
         raise
