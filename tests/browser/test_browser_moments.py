@@ -380,3 +380,18 @@ def test_phone_plays_again_with_the_same_players(example_table: str, page_for: A
     ]
     assert page.input_value("#ng-players") == "Ann\nBen\nDmitri", "the names are offered again"
     assert page.input_value("#ng-bots .bot-name") == "Cleo"
+
+
+def test_history_fits_a_phone(live_table: LiveTable, page_for: Any, artifacts: Path) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    live_table.post("/api/roll")
+    assert live_table.service.wait_quiet(10)
+    page = page_for(**PHONE)
+    page.goto(live_table.url + "/history")
+    page.wait_for_selector("#games tr[data-game]")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=str(artifacts / "phone-history.png"), full_page=True)
+    page.click("#games tr[data-game] a")
+    page.wait_for_selector("#game-log li")
+    assert "Ann rolls" in page.text_content("#game-log")
+    assert page.js_errors == []

@@ -285,3 +285,18 @@ def test_rules_of_the_game_in_play(client) -> None:
     assert rules["fields"]["entry_rule"] == "while_zero" and rules["fields"]["entry_minimum"] == 500
     html = client.get("/rules").get_data(as_text=True)
     assert "Rules in force: greedy" in html
+
+
+def test_history_lists_games_in_words_and_each_games_log(client, service) -> None:
+    _start(client, ("Ann", "Ben"))
+    _post(client, "/api/roll")
+    assert service.wait_quiet(15)
+    html = client.get("/history").get_data(as_text=True)
+    game = client.get("/api/state").get_json()["game_id"]
+    assert f'data-game="{game}"' in html and "Ann, Ben (playing)" in html
+    assert "+00:00" not in html, "times are shown as local times, not raw UTC"
+    assert 'href="/play"' in html, "a way back to the table"
+    page = client.get(f"/history/{game}").get_data(as_text=True)
+    assert "Ann rolls" in page and f"/api/games/{game}/record" in page
+    missing = client.get("/history/999")
+    assert missing.status_code == 404 and "No game 999" in missing.get_data(as_text=True)

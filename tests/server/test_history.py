@@ -52,3 +52,24 @@ def test_bar_plot_draws_one_bar_per_face_scaled_to_counts() -> None:
     assert svg.count("<rect") == 6
     assert 'data-face="3" data-count="30"' in svg
     assert 'data-expected="15.00"' in svg
+
+
+def test_bar_plot_draws_the_fair_line_behind_the_bars_and_labels() -> None:
+    svg = str(bar_plot([40, 41, 39, 40, 2, 38]))
+    assert svg.index("<line") < svg.index("<rect"), "the line goes behind the bars"
+    assert "fair die: 33 each" in svg
+
+
+def test_local_time_and_final_scores() -> None:
+    from datetime import datetime
+
+    from server.history import final_scores, local_time
+
+    stamp = "2026-12-01T09:52:55+00:00"
+    local = datetime.fromisoformat(stamp).astimezone()
+    assert local_time(stamp) == f"{local:%a} {local.day} {local:%b %H:%M}"
+    assert "2026-12-01" not in local_time(stamp) and "+00:00" not in local_time(stamp)
+    assert local_time(None) == "" and local_time("not a time") == "not a time"
+    summary = {"players": [{"name": "Ann", "score": 9800}, {"name": "Ben", "score": 10350}]}
+    assert final_scores(summary) == "Ben 10,350, Ann 9,800"
+    assert final_scores(None) == ""
