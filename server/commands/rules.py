@@ -181,10 +181,11 @@ def scoreboard(game: Game) -> list[str]:
 # --- play: a game in the terminal ------------------------------------------------------
 
 HELP = (
-    "At the roll prompt: Enter or r rolls, b banks, s skips an absent player's turn, "
-    "c NAME announces a challenge, j NAME adds a player, q ends the game. "
+    "At the roll prompt: r rolls (Enter too, unless you could bank), b banks, "
+    "s skips an absent player's turn, c NAME announces a challenge, j NAME adds a player, "
+    "q ends the game (both asked again). "
     "At the keep prompt: Enter keeps the best, a number picks an option, "
-    "or type the dice (e.g. 1 5 5)."
+    "or type k and the dice (k 5, k 1 5 5; several dice need no k)."
 )
 
 
@@ -251,6 +252,10 @@ class TerminalPlay:
             self.stdout.write(line.rstrip("\n") + "\n")
         return line.strip()
 
+    def confirm(self, question: str) -> bool:
+        """A yes/no question whose safe answer (Enter) is no."""
+        return self.ask(f"{question} [y/N] ").lower() in ("y", "yes")
+
     def zilch_chance(self, dice: int) -> str:
         """The exact chance that ``dice`` fresh dice zilch, as a percentage."""
         if dice not in self.odds:
@@ -296,9 +301,11 @@ class TerminalPlay:
         refusal = self.game.bank_refusal()
         n = turn.dice_left
         dice = f"{n} {'die' if n == 1 else 'dice'} ({self.zilch_chance(n)} zilch)"
+        choosing = False  # a real choice between rolling and banking: Enter picks neither
         if turn.rolls == 0 and turn.total == 0:
             prompt = f"{name}, roll {dice}? [Enter=roll, ?=help] "
         elif refusal is None:
+            choosing = True
             prompt = (
                 f"{name}: turn total {turn.total:,}. Roll {dice} or bank {turn.total:,}? [r/b] "
             )
@@ -308,20 +315,26 @@ class TerminalPlay:
         answer = self.ask(prompt)
         word, _, rest = answer.partition(" ")
         word = word.lower()
-        if word in ("", "r", "roll"):
+        if word == "" and choosing:
+            self.say(f"  Type r to roll {n} {'die' if n == 1 else 'dice'} or b to bank.")
+        elif word in ("", "r", "roll"):
             self.roll_dice()
         elif word in ("b", "bank"):
             self.game.bank()
         elif word in ("s", "skip"):
-            self.game.skip()
+            if self.confirm(f"Skip {name}'s turn (not a zilch, the streak stays)?"):
+                self.game.skip()
         elif word in ("c", "challenge"):
             self.game.challenge(rest.strip())
         elif word in ("j", "join"):
             self.game.join(rest.strip())
         elif word in ("q", "quit"):
-            raise StopPlay
-        else:
+            if self.confirm("End the game now?"):
+                raise StopPlay
+        elif word in ("?", "h", "help"):
             self.say(HELP)
+        else:
+            self.say(f"  ? {answer!r} is not understood here. {HELP}")
 
     def keep_step(self, name: str) -> None:
         state = self.game.state
@@ -336,18 +349,35 @@ class TerminalPlay:
                 f"   {number:2}) {' '.join(map(str, option.dice)):<12} "
                 f"{option.points:>6,}  -> {total:>6,}  ({after}){best}"
             )
-        answer = self.ask(f"{name}, keep which? [Enter=best, number, or dice] ")
+        answer = self.ask(f"{name}, keep which? [Enter=best, number, or k and dice] ")
+        words = answer.replace(",", " ").split()
         if answer.lower() in ("q", "quit"):
-            raise StopPlay
+            if self.confirm("End the game now?"):
+                raise StopPlay
+            return
         if answer in ("?", "h", "help"):
             self.say(HELP)
             return
-        if not answer:
+        if not words:
             keep = options[0].dice
-        elif answer.isdigit() and 1 <= int(answer) <= len(options) and " " not in answer:
-            keep = options[int(answer) - 1].dice
+        elif len(words) == 1 and words[0].isdigit():
+            # one number is always an option's number, never a die: no guessing which
+            if not 1 <= int(words[0]) <= len(options):
+                count = len(options)
+                which = "1" if count == 1 else f"1 to {count}"
+                self.say(
+                    f"  ! there is no option {words[0]}: choose {which}, "
+                    f"or type k and the dice (k {words[0]})"
+                )
+                return
+            keep = options[int(words[0]) - 1].dice
+        elif words[0].lower() in ("k", "keep"):
+            keep = tuple(parse_dice(words[1:]))
+        elif all(w.isdigit() for w in words):
+            keep = tuple(parse_dice(words))
         else:
-            keep = tuple(parse_dice(answer.replace(",", " ").split()))
+            self.say(f"  ? {answer!r} is not understood here. {HELP}")
+            return
         self.game.keep(keep)
 
     def bot_step(self, name: str) -> None:
