@@ -18,7 +18,7 @@ from zilch.strategy import (
     preview_dice,
     solve_cached,
 )
-from zilch.strategy.coach import describe
+from zilch.strategy.coach import advice, describe
 
 DICENOW = find_preset("dicenow")
 
@@ -149,3 +149,30 @@ def test_preview_with_a_roll_waiting_looks_past_its_best_set_aside() -> None:
     assert line["dice"] == 4 and round(line["zilch_chance"], 3) == 0.157
     hot = _Turn(total=0, roll=(2, 2, 3, 3, 4, 4), dice_left=6, set_aside=())
     assert preview(hot, DICENOW)["dice"] == 6
+
+
+def test_advice_says_what_the_number_is_and_why_it_differs_from_the_star() -> None:
+    sol = solve_cached(DICENOW)
+    choices = coach_view(TurnView((1, 5, 2, 2, 3, 6)), DICENOW, sol)
+    line = advice(choices, ((1, 5), 150), 0)
+    expected = round(choices[0].value)
+    assert line == (
+        f"Coach: keep the 1 and roll five dice: expected {expected:,} for this turn "
+        "(★ 1 5 scores 150 now)"
+    )
+    # with 300 on the turn the star's choice could be banked: the line says so
+    choices = coach_view(TurnView((1, 5, 5, 2, 3, 4), total=300), DICENOW, sol)
+    assert advice(choices, ((1, 5, 5), 200), 300).endswith("(★ 1 5 5 banks 500 now)")
+    # the coach agreeing with the star adds nothing
+    choices = coach_view(TurnView((1, 1, 1, 2, 3, 4)), DICENOW, sol)
+    assert (
+        advice(choices, ((1, 1, 1), 1000), 0) == "Coach: keep 1 1 1 and bank 1,000: 1,000 for sure"
+    )
+    assert advice([], None, 0) == ""
+
+
+def test_advice_on_a_final_turn_speaks_of_the_chance_to_get_ahead() -> None:
+    sol = solve_cached(DICENOW)
+    view = TurnView((1, 5, 2, 2, 3, 6), score=0, opponent=2000, final=True)
+    line = advice(coach_view(view, DICENOW, sol), ((1, 5), 150), 0, final=True)
+    assert line.startswith("Coach: keep") and "chance to get ahead" in line

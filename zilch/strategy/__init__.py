@@ -5,7 +5,7 @@ disk), no clock, randomness injected.
 """
 
 from zilch.strategy.bots import BOTS, Bot, DicenowBot, OptimalBot, UnknownBot, make_bot
-from zilch.strategy.coach import Choice, coach, coach_view
+from zilch.strategy.coach import Choice, advice, coach, coach_line, coach_view
 from zilch.strategy.preview import Preview, preview, preview_dice
 from zilch.strategy.solution import Solution, SolutionDataError
 from zilch.strategy.solver import SolverError, solve, solve_cached
@@ -25,7 +25,9 @@ __all__ = [
     "SolverError",
     "TurnView",
     "UnknownBot",
+    "advice",
     "coach",
+    "coach_line",
     "coach_view",
     "make_bot",
     "preview",

@@ -78,6 +78,59 @@ def describe(
     return f"{kept} and {action}: {round(value):,}"
 
 
+def advice(
+    choices: list[Choice],
+    best: tuple[tuple[int, ...], int] | None,
+    total: int,
+    *,
+    final: bool = False,
+) -> str:
+    """The coach's line in words, against the ★ best set-aside the table shows.
+
+    "Coach: keep the 1 and roll five dice: expected 399 for this turn (★ 1 5
+    banks 150 now)". ``choices`` are :func:`coach_view`'s, best first;
+    ``best`` the highest-scoring set-aside (dice, points) and ``total`` the
+    turn total before it; on a ``final`` turn values are chances to get
+    ahead. Empty when there is no choice.
+    """
+    if not choices:
+        return ""
+    top = choices[0]
+    after = total + top.points
+    if not top.keep:
+        kept = "take the nothing bonus"
+    elif len(top.keep) == 1:
+        kept = f"keep the {top.keep[0]}"
+    else:
+        kept = "keep " + " ".join(map(str, top.keep))
+    if top.then == "bank":
+        action, worth = f"bank {after:,}", f"{after:,} for sure"
+    else:
+        dice = top.dice_left or 6
+        action = (
+            "take the free roll: six dice"
+            if top.dice_left == 0
+            else (f"roll {NUMBER_WORDS[dice]} {'die' if dice == 1 else 'dice'}")
+        )
+        worth = f"expected {round(top.value):,} for this turn"
+    if final and top.then == "roll":
+        worth = f"{top.value:.0%} chance to get ahead"
+    elif final:
+        worth = "that gets ahead" if top.value >= 1.0 else "it does not get ahead"
+    line = f"Coach: {kept} and {action}: {worth}"
+    if best is not None and tuple(sorted(best[0])) != tuple(sorted(top.keep)):
+        dice, points = best
+        bankable = any(
+            c.then == "bank" and tuple(sorted(c.keep)) == tuple(sorted(dice)) for c in choices
+        )
+        shown = " ".join(map(str, sorted(dice)))
+        if bankable:
+            line += f" (★ {shown} banks {total + points:,} now)"
+        else:
+            line += f" (★ {shown} scores {points:,} now)"
+    return line
+
+
 def coach_view(view: TurnView, rules: RuleSet, solution: Solution) -> list[Choice]:
     """Every (set-aside, then) choice for the view's roll, sorted best first.
 
@@ -143,3 +196,16 @@ def coach(
     if not view.roll:
         return []
     return coach_view(view, rules, solution)
+
+
+def coach_line(
+    state: StateLike,
+    rules: RuleSet,
+    solution: Solution,
+    best: tuple[tuple[int, ...], int] | None,
+) -> str:
+    """:func:`advice` for the current player's roll (empty between rolls)."""
+    view = view_of(state, state.current or "")
+    if not view.roll:
+        return ""
+    return advice(coach_view(view, rules, solution), best, view.total, final=view.final)
