@@ -106,11 +106,11 @@ def advice(
     if top.then == "bank":
         action, worth = f"bank {after:,}", f"{after:,} for sure"
     else:
-        dice = top.dice_left or 6
+        left = top.dice_left or 6
         action = (
             "take the free roll: six dice"
             if top.dice_left == 0
-            else (f"roll {NUMBER_WORDS[dice]} {'die' if dice == 1 else 'dice'}")
+            else f"roll {NUMBER_WORDS[left]} {'die' if left == 1 else 'dice'}"
         )
         worth = f"expected {round(top.value):,} for this turn"
     if final and top.then == "roll":
