@@ -10,10 +10,10 @@ half-written entry.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
-import tempfile
 import threading
 import zipfile
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from server.errors import UserError
+from vision.files import write_atomically
 from zilch import RuleSet
 from zilch.strategy import Solution, SolutionDataError, solve
 from zilch.strategy.model import approximations, streak_model
@@ -90,15 +91,10 @@ class SolverCache:
         path = self.path_for(rules)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            try:
-                arrays: dict[str, Any] = dict(solution.to_arrays())
-                with os.fdopen(handle, "wb") as stream:
-                    np.savez_compressed(stream, **arrays)
-                os.replace(temporary, path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            arrays: dict[str, Any] = dict(solution.to_arrays())
+            packed = io.BytesIO()
+            np.savez_compressed(packed, **arrays)
+            write_atomically(path, packed.getvalue())
         except OSError as exc:
             raise SolverCacheError(
                 f"cannot write the solver cache in {self.directory}: {exc.strerror or exc}; "

@@ -16,6 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.files import write_atomically
 from vision.segment import working_scale
 
 VERSION = 1
@@ -113,8 +114,8 @@ class Calibration:
         return cal
 
     def save(self, path: str | Path) -> None:
-        """Write the calibration as JSON to ``path``."""
-        Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")
+        """Write the calibration as JSON to ``path``, atomically (:mod:`vision.files`)."""
+        write_atomically(path, json.dumps(self.to_json()) + "\n")
 
 
 def load_calibration(path: str | Path) -> Calibration:

@@ -22,8 +22,6 @@ import base64
 import hashlib
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -36,6 +34,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.classify import PATCH, load_classifier
 from vision.detect import CROP_EXTENT, die_crop
+from vision.files import write_atomically
 from vision.reading import Die, Reading, check_frame
 from vision.segment import to_lab
 
@@ -455,20 +454,6 @@ class DiceProfile:
     def save(self, path: str | Path) -> None:
         """Write the profile to ``path`` at once (a reader never sees half a file)."""
         write_atomically(Path(path), json.dumps(self.to_json()) + "\n")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then move it into place."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def fit_profile(
