@@ -24,11 +24,14 @@ from werkzeug.exceptions import HTTPException
 
 from server.nesting import BODY_NESTING, nesting_depth, too_deep
 from server.service import TableService
+from server.store import CorruptJournal, StorageError
 from server.table_state import TableError
 from zilch import IllegalAction
 from zilch.names import NAME_RULE, name_key, name_problem, normalize_name
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+
+STORAGE_RETRY_AFTER_S = 2  # after a 503 "cannot save": try again this much later
 
 PIN_FAILURES = 10  # wrong PINs one address may send per window
 PIN_WINDOW_S = 60.0
@@ -41,11 +44,16 @@ KNOWN_CLIENTS_MAX = 256
 
 
 class ApiError(ValueError):
-    """A request the API refuses; ``status`` is the HTTP code."""
+    """A request the API refuses; ``status`` is the HTTP code.
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    ``retry_after`` (seconds) goes out as ``Retry-After`` where trying again
+    later will do (503: the storage refused, the table was busy).
+    """
+
+    def __init__(self, message: str, status: int = 400, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 class BadBody(ApiError):
@@ -256,6 +264,8 @@ def act(action: Callable[[], Any]) -> Response:
         raise ApiError(str(exc), 409) from None
     except FutureTimeout:
         raise ApiError("the table did not answer in time; try again", 503) from None
+    except StorageError as exc:  # nothing changed: the same request may be sent again
+        raise ApiError(str(exc), 503, retry_after=STORAGE_RETRY_AFTER_S) from None
     except ValueError as exc:
         raise ApiError(str(exc), 400) from None
     return Response(service().state_json(), mimetype="application/json")
@@ -327,7 +337,10 @@ def games() -> Response:
 @bp.get("/games/<int:game_id>/record")
 def game_record(game_id: int) -> Response:
     """The game as a replay record (``zilch-tower replay`` reads it)."""
-    record = service().store.record(game_id)
+    try:
+        record = service().store.record(game_id)
+    except CorruptJournal as exc:  # a game set aside by serve --recover
+        raise ApiError(str(exc), 409) from None
     if record is None:
         raise ApiError(f"no game {game_id}", 404)
     return jsonify(record)
@@ -483,7 +496,10 @@ def settings() -> Response:
 
 @bp.errorhandler(ApiError)
 def api_error(exc: ApiError) -> tuple[Response, int]:
-    return jsonify({"error": str(exc)}), exc.status
+    response = jsonify({"error": str(exc)})
+    if exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response, exc.status
 
 
 def http_error_json(exc: HTTPException) -> tuple[Response, int]:

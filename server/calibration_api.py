@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from server.api import ApiError, check_pin
 from server.service import TableService
+from server.store import StorageError
 from server.table_state import TableError
 from vision import Reading, annotate, read_dice
 from vision.calibrate import calibrate
@@ -121,6 +122,11 @@ def _step_error(error: CalibrationStepError) -> tuple[Response, int]:
 @bp.errorhandler(CalibrationError)
 def _calibration_error(error: CalibrationError) -> tuple[Response, int]:
     return jsonify(error=str(error)), 422
+
+
+@bp.errorhandler(StorageError)
+def _storage_error(error: StorageError) -> tuple[Response, int]:
+    return jsonify(error=str(error)), 503
 
 
 @bp.errorhandler(HTTPException)

@@ -27,20 +27,32 @@ from typing import Any
 
 from server.hands import Hands, PeopleHands, TowerOp, multiset_minus
 from server.host import Host
+from server.store import CorruptJournal, StorageError, Store
 from server.store import Step as JournalEntry
-from server.store import Store
 from server.table_state import (
     ANNOUNCED,
     ANNOUNCED_FIRST,
     LOG_LENGTH,
     Announcement,
     AnnouncementKind,
+    LastShake,
+    SnapshotError,
     TableError,
     TablePhase,
     TableState,
 )
 from server.tray import Hardware, Settled, TakenOut, Timing, Tray, TrayRight, Untouched
-from zilch import Event, Game, IllegalAction, RuleSet, dice_text, find_preset, replay
+from zilch import (
+    Event,
+    Game,
+    IllegalAction,
+    ReplayError,
+    RuleSet,
+    ZilchError,
+    dice_text,
+    find_preset,
+)
+from zilch.game import new_game
 from zilch.strategy import BOTS, UnknownBot, make_bot
 from zilch.strategy.bots import Bot
 from zilch.strategy.solution import Solution
@@ -48,6 +60,7 @@ from zilch.strategy.solution import Solution
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMING = Timing()
+STORAGE_RETRY_S = 1.0  # a step the storage refused is tried again this much later
 CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
 
 Command = Callable[..., object]
@@ -65,6 +78,7 @@ class Controller:
         hands: Hands | None = None,
         timing: Timing = DEFAULT_TIMING,
         publish: Callable[[TableState], None] = lambda state: None,
+        notice: Callable[[TableState, str], None] = lambda state, text: None,
         clock: Callable[[], float] = time.monotonic,
         host: Host | None = None,
         heartbeat: Callable[[], None] = lambda: None,
@@ -79,6 +93,7 @@ class Controller:
         self.clock = clock
         self.host = host
         self._publish = publish
+        self._notice = notice
         self._heartbeat = heartbeat
         self.long_press_action = long_press_action
         self._solution = solution
@@ -92,6 +107,7 @@ class Controller:
         self._bot_due = 0.0
         self._idle = threading.Event()
         self._shown_phase = TablePhase.IDLE
+        self._unsaved_shake: LastShake | None = None  # shaken, but the storage refused the step
 
     @property
     def state(self) -> TableState:
@@ -163,7 +179,9 @@ class Controller:
                 self._idle.clear()
                 self._execute(fn, args, future)
             try:
-                self._advance()
+                self._unchanged_unless_saved(self._advance)
+            except StorageError:
+                self._stop.wait(STORAGE_RETRY_S)  # the same step is tried again
             except Exception as exc:
                 log.exception("the table controller failed to advance")
                 self._fail(exc)
@@ -183,13 +201,29 @@ class Controller:
 
     def _execute(self, fn: Command, args: tuple[object, ...], future: Future[object]) -> None:
         try:
-            result = fn(*args)
+            result = self._unchanged_unless_saved(fn, *args)
         except Exception as exc:
-            if not isinstance(exc, ValueError):
+            if not isinstance(exc, ValueError | StorageError):
                 log.exception("command %s failed", getattr(fn, "__name__", fn))
             future.set_exception(exc)
         else:
             future.set_result(result)
+
+    def _unchanged_unless_saved(self, fn: Command, *args: object) -> object:
+        """Run ``fn``; if the storage refuses a step, the host's calls go back as they were.
+
+        The table state itself is only ever replaced by a committed one, so it
+        needs no undoing; the TV and phones are told that nothing could be saved.
+        """
+        memo = None if self.host is None else self.host.memo()
+        try:
+            return fn(*args)
+        except StorageError as exc:
+            if self.host is not None and memo is not None:
+                self.host.recall(memo)
+            log.warning("the table could not save a step: %s", exc.detail)
+            self._notice(self._state, str(exc))
+            raise
 
     # -- persistence --------------------------------------------------------
 
@@ -244,18 +278,26 @@ class Controller:
         return adopted
 
     def resume(self) -> None:
-        """Rebuild the table from the journal: game from its record, tray from tower ops."""
+        """Rebuild the table from the journal: game from its record, tray from tower ops.
+
+        A row that cannot be read back raises :class:`~server.store.CorruptJournal`
+        naming the game and the row; nothing is changed.
+        """
         last = self.store.last_step()
         if last is None:
             return
         seq, game_id, snap = last
-        self.hands.replay(self.store.tower_ops())
-        state = replace(TableState.from_json(snap), seq=seq)
+        try:
+            state = replace(TableState.from_json(snap), seq=seq)
+        except SnapshotError as exc:
+            raise CorruptJournal(
+                game_id, seq, f"its snapshot is not a table state: {exc}"
+            ) from None
         if game_id is not None:
-            record = self.store.record(game_id)
-            assert record is not None
+            game = self._replayed(game_id, seq)
             log_entries = tuple(self.store.log(game_id, LOG_LENGTH))
-            state = replace(state, game=replay(record), game_id=game_id, log=log_entries)
+            state = replace(state, game=game, game_id=game_id, log=log_entries)
+        self.hands.replay(self.store.tower_ops())
         if state.phase.busy:
             # The dice were shaken (the shake is journaled before it happens):
             # wait for them to lie still and read them.
@@ -266,6 +308,28 @@ class Controller:
         self._shown_phase = state.phase
         self._bot_due = self.clock() + self.timing.bot_delay_s
         log.info("resumed table at seq %d, phase %s", seq, state.phase.value)
+
+    def _replayed(self, game_id: int, last_seq: int) -> Game:
+        """The game rebuilt from its record, row by row; a row that does not replay is named."""
+        try:
+            row = self.store.game(game_id)
+        except ValueError as exc:  # a games row whose JSON does not read back
+            raise CorruptJournal(game_id, last_seq, f"its games row is damaged ({exc})") from None
+        if row is None:
+            raise CorruptJournal(game_id, last_seq, f"game {game_id} is not in the games table")
+        record = {"preset": row.preset, "rules": row.rules, "players": row.players, "actions": []}
+        try:
+            game = new_game(record)
+        except ReplayError as exc:
+            raise CorruptJournal(game_id, last_seq, f"the game cannot start again: {exc}") from None
+        for seq, action in self.store.action_rows(game_id):
+            try:
+                game.apply(action)
+            except ZilchError as exc:
+                raise CorruptJournal(
+                    game_id, seq, f"its action {action} does not replay: {exc}"
+                ) from None
+        return game
 
     # -- commands (run on the controller thread) --------------------------------
 
@@ -497,10 +561,15 @@ class Controller:
         self.tray.show("rolling")
 
     def _shake(self) -> None:
-        """Shake the tower, then settle: frames are watched one per loop turn."""
+        """Shake the tower, then settle: frames are watched one per loop turn.
+
+        A shake the storage would not record is not repeated: the next try saves it.
+        """
         now = self._state
-        shake = self.tray.shake(now.last_shake if now.tries else None)
+        shake = self._unsaved_shake or self.tray.shake(now.last_shake if now.tries else None)
+        self._unsaved_shake = shake
         self._commit(replace(now, last_shake=shake, phase=TablePhase.SETTLING))
+        self._unsaved_shake = None
 
     def _read_roll(self, settled: Settled) -> None:
         """A settled roll: score a sure reading, shake again on an unsure one."""

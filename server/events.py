@@ -29,23 +29,38 @@ KEEPALIVE = ": keepalive\n\n"
 
 
 class Broker:
-    """Fans the latest state out to every subscriber; thread-safe."""
+    """Fans the latest state out to every subscriber; thread-safe.
+
+    Each publication gets a running number of its own, so a notice about the
+    newest state (:meth:`publish` with ``notice=True``: the same ``seq``, other
+    words, such as "cannot save") reaches every stream too.
+    """
 
     def __init__(self, history: int = 256, keepalive_s: float = 15.0) -> None:
         self.keepalive_s = keepalive_s
-        self._history: deque[tuple[int, str]] = deque(maxlen=history)
+        # (n, seq, event text): n numbers the publications, seq is the state's
+        self._history: deque[tuple[int, int, str]] = deque(maxlen=history)
+        self._count = 0
         self._cond = threading.Condition()
         self._closed = False
         self.subscribers = 0
 
-    def publish(self, seq: int, data: str) -> None:
-        """Make ``data`` (a JSON state document) with sequence ``seq`` the newest event."""
+    def publish(self, seq: int, data: str, *, notice: bool = False) -> None:
+        """Make ``data`` (a JSON state document) with sequence ``seq`` the newest event.
+
+        An older or repeated ``seq`` is dropped, unless ``notice`` says that
+        the newest state is shown with other words (and they differ).
+        """
         with self._cond:
-            if self._history and seq <= self._history[-1][0]:
-                return
             # Formatted once here, not once per subscriber: with hundreds of
             # pages open the fan-out is then one shared string per event.
-            self._history.append((seq, format_event(seq, data)))
+            text = format_event(seq, data)
+            if self._history:
+                _, newest, shown = self._history[-1]
+                if seq < newest or (seq == newest and (not notice or text == shown)):
+                    return
+            self._count += 1
+            self._history.append((self._count, seq, text))
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -57,13 +72,31 @@ class Broker:
     def latest_seq(self) -> int:
         """Sequence number of the newest event, 0 before the first."""
         with self._cond:
-            return self._history[-1][0] if self._history else 0
+            return self._history[-1][1] if self._history else 0
 
-    def _pending(self, last: int) -> list[tuple[int, str]]:
-        """Events after ``last``: all of them if the history reaches back, else the newest."""
+    def _start(self, last_id: int | None) -> int:
+        """The publication a stream resuming after ``last_id`` has seen (a running number)."""
+        if not self._history:
+            return 0
+        first_n, first_seq, _ = self._history[0]
+        newest_n, newest_seq, _ = self._history[-1]
+        if last_id is None or last_id > newest_seq:
+            return newest_n - 1  # the newest at once
+        if last_id < 0:
+            return first_n - 1
+        if first_seq > last_id + 1:
+            return newest_n - 1  # the history does not reach back: the newest is enough
+        seen = [n for n, seq, _ in self._history if seq < last_id]
+        same = [n for n, seq, _ in self._history if seq == last_id]
+        if same:
+            return same[0]  # its first publication was seen; notices about it follow
+        return seen[-1] if seen else first_n - 1
+
+    def _pending(self, last: int) -> list[tuple[int, int, str]]:
+        """Publications after ``last``: all of them if the history reaches back, else the newest."""
         if not self._history or self._history[-1][0] <= last:
             return []
-        if self._history[0][0] > last + 1 and last >= 0:
+        if self._history[0][0] > last + 1:
             return [self._history[-1]]
         return [item for item in self._history if item[0] > last]
 
@@ -71,9 +104,9 @@ class Broker:
         """Yield SSE text: every state after ``last_id`` (None: the newest at once)."""
         with self._cond:
             self.subscribers += 1
-            last = -1 if last_id is None else last_id
-            if self._history and (last_id is None or last_id > self._history[-1][0]):
-                last = self._history[-1][0] - 1
+            last = self._start(last_id)
+            if not self._history and last_id is not None:
+                last = 0
         try:
             yield "retry: 2000\n\n"
             while True:
@@ -88,8 +121,8 @@ class Broker:
                         return
                     yield KEEPALIVE
                     continue
-                for seq, text in pending:
-                    last = seq
+                for n, _, text in pending:
+                    last = n
                     yield text
         finally:
             with self._cond:

@@ -77,6 +77,14 @@ class Host:
         self.calls = 1 if player is not None else 0
         self.called_at = now
 
+    def memo(self) -> tuple[str | None, int, float]:
+        """The host's calls as they stand (restored when a step could not be saved)."""
+        return (self.player, self.calls, self.called_at)
+
+    def recall(self, memo: tuple[str | None, int, float]) -> None:
+        """Go back to calls taken with :meth:`memo`."""
+        self.player, self.calls, self.called_at = memo
+
     def player_acted(self) -> None:
         """The current player answered (rolled, kept or banked): no more calls this turn."""
         self.calls = 0

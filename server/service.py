@@ -25,7 +25,7 @@ from server.events import Broker
 from server.hands import Hands, PeopleHands, SimClock, SimulatedHands
 from server.host import Host
 from server.solver_cache import CACHE_FOLDER, SolverCache
-from server.store import Store
+from server.store import CorruptJournal, Store
 from server.table_state import TableError, TableState
 from server.tray import Hardware, Timing
 from vision import Calibration, FrameSource, RendererSource, SharedCamera, open_source
@@ -36,6 +36,7 @@ from zilch.strategy import coach, preview, solve_cached
 log = logging.getLogger(__name__)
 
 DB_NAME = "zilch.db"
+RECOVER_TRIES = 20  # damaged games set aside in one start at most
 
 
 class StateDocument:
@@ -79,6 +80,7 @@ class StateDocument:
                 "join_open": False,
                 "in_tray": table.in_tray,
                 "last_shake": None if table.last_shake is None else table.last_shake.to_json(),
+                "cannot_save": False,  # true while the storage refuses to save the table
             },
         }
         if game is None:
@@ -229,6 +231,7 @@ class TableService:
             hands=self.hands,
             timing=self.timing,
             publish=self._publish,
+            notice=self._publish_notice,
             clock=clock,
             host=self.host,
             heartbeat=heartbeat,
@@ -281,8 +284,12 @@ class TableService:
 
     # -- life cycle -----------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, recover: bool = False) -> None:
         """Resume the table and start the controller thread.
+
+        A damaged journal row stops the start (:class:`~server.store.CorruptJournal`,
+        one line naming the game and the row); with ``recover`` that game is
+        set aside (kept, marked abandoned) and the table starts clean after it.
 
         The table's rules are solved (or loaded from the solver cache) on a
         thread of their own, so the first roll's coach hint does not wait.
@@ -290,7 +297,17 @@ class TableService:
         threading.Thread(
             target=self.solutions.get, args=(self.config.rules,), name="solver", daemon=True
         ).start()
-        self.controller.start()
+        for _ in range(RECOVER_TRIES):
+            try:
+                self.controller.start()
+                break
+            except CorruptJournal as damaged:
+                if not recover:
+                    raise
+                log.warning("setting aside: %s", damaged)
+                self.store.put_aside(damaged, TableState().to_json())
+        else:
+            raise CorruptJournal(None, 0, f"still damaged after {RECOVER_TRIES} set-asides")
         self._publish(self.controller.state)
         self._started = True
 
@@ -321,6 +338,17 @@ class TableService:
         with self._doc_lock:
             self._doc, self._doc_text = doc, text
         self.broker.publish(table.seq, text)
+        self._report_status(doc)
+
+    def _publish_notice(self, table: TableState, text: str) -> None:
+        """Show ``text`` over the unchanged table (a step the storage refused to save)."""
+        doc = self.document.build(table)
+        doc["message"] = text
+        doc["table"]["cannot_save"] = True
+        encoded = json.dumps(doc, separators=(",", ":"))
+        with self._doc_lock:
+            self._doc, self._doc_text = doc, encoded
+        self.broker.publish(table.seq, encoded, notice=True)
         self._report_status(doc)
 
     def _report_status(self, doc: Mapping[str, Any]) -> None:

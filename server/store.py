@@ -13,12 +13,14 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from server.errors import UserError
 
 SQLITE_INT_MAX = 2**63 - 1  # the largest INTEGER SQLite stores; Python ints are unbounded
 
@@ -26,6 +28,63 @@ SQLITE_INT_MAX = 2**63 - 1  # the largest INTEGER SQLite stores; Python ints are
 def utc_now() -> str:
     """The current time as an ISO 8601 UTC string (seconds)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+CANNOT_SAVE = "cannot save: the storage is full or read-only"
+
+
+class StorageError(Exception):
+    """A write the storage refused (disk full, read-only or immutable file, I/O error).
+
+    ``str()`` is :data:`CANNOT_SAVE`, what the TV, the phones and the API say;
+    ``detail`` is SQLite's own words, for the log. Nothing was written.
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(CANNOT_SAVE)
+        self.detail = detail
+
+
+class StorageRefused(UserError):
+    """The state database cannot be used at all (empty file, read-only, not a database)."""
+
+
+class CorruptJournal(UserError):
+    """A journal row that cannot be read back; names the game and the row."""
+
+    def __init__(self, game_id: int | None, seq: int, problem: str) -> None:
+        where = "between games" if game_id is None else f"game {game_id}"
+        hint = (
+            f"; start with --recover to set game {game_id} aside (nothing is deleted)"
+            if game_id is not None
+            else "; start with --recover to start clean after it (nothing is deleted)"
+        )
+        super().__init__(f"journal row {seq} ({where}): {problem}{hint}")
+        self.game_id = game_id
+        self.seq = seq
+
+
+SET_ASIDE = "set_aside"  # meta key: the games set aside by serve --recover (JSON list)
+
+
+def _row_json(row: sqlite3.Row, column: str) -> Any:
+    """A journal row's JSON column, or :class:`CorruptJournal` naming the row."""
+    try:
+        return json.loads(row[column])
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise CorruptJournal(
+            row["game_id"], int(row["seq"]), f"its {column} is not JSON ({exc})"
+        ) from None
+
+
+def _why(exc: sqlite3.Error) -> str:
+    """SQLite's error in words a person acts on."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"it is read-only ({text})"
+    if "full" in text:
+        return f"the disk is full ({text})"
+    return text
 
 
 @dataclass
@@ -88,19 +147,40 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        schema = resources.files("server").joinpath("schema.sql").read_text(encoding="utf-8")
-        with self._lock:
-            self._conn.executescript(f"BEGIN;\n{schema}\nCOMMIT;")
-        # Reads go through their own connection: in WAL mode they never wait for a commit.
-        self._read_lock = threading.Lock()
-        self._reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._reader.row_factory = sqlite3.Row
+        if self.path.is_file() and self.path.stat().st_size == 0:
+            raise StorageRefused(
+                f"state database {self.path} is empty (0 bytes), not a Zilch Tower database: "
+                "move it away (or restore a backup) and start again"
+            )
+        try:
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._conn.row_factory = sqlite3.Row
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            schema = resources.files("server").joinpath("schema.sql").read_text(encoding="utf-8")
+            with self._lock:
+                self._conn.executescript(f"BEGIN;\n{schema}\nCOMMIT;")
+                self._check_writable()
+            # Reads go through their own connection: in WAL mode they never wait for a commit.
+            self._read_lock = threading.Lock()
+            self._reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._reader.row_factory = sqlite3.Row
+        except sqlite3.Error as exc:
+            raise StorageRefused(
+                f"state database {self.path} cannot be used: {_why(exc)}"
+            ) from None
         self._closed = False
+
+    def _check_writable(self) -> None:
+        """Write (and roll back) one row, so a read-only database is refused at the start."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('write_check', '')"
+            )
+        finally:
+            self._conn.execute("ROLLBACK")
 
     def close(self) -> None:
         """Checkpoint and close the database; safe to repeat."""
@@ -112,14 +192,24 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a write the storage refuses raises :class:`StorageError`."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StorageError(_why(exc)) from exc
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._conn.execute("COMMIT")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError | sqlite3.DatabaseError) and not (
+                    isinstance(exc, sqlite3.IntegrityError)
+                ):
+                    raise StorageError(_why(exc)) from exc
                 raise
-            self._conn.execute("COMMIT")
 
     # -- meta -------------------------------------------------------------
 
@@ -259,39 +349,113 @@ class Store:
             ).fetchone()
         if row is None:
             return None
-        return int(row["seq"]), row["game_id"], json.loads(row["snapshot"])
+        snapshot = _row_json(row, "snapshot")
+        if not isinstance(snapshot, dict):
+            raise CorruptJournal(row["game_id"], int(row["seq"]), "its snapshot is not an object")
+        return int(row["seq"]), row["game_id"], snapshot
 
     def tower_ops(self) -> list[list[Any]]:
-        """Every physical operation ever journaled, oldest first."""
+        """Every physical operation journaled, oldest first (games set aside left out)."""
+        aside = self.set_aside()
+        games = {entry["game"] for entry in aside if entry["game"] is not None}
+        seqs = {entry["row"] for entry in aside}
         with self._read_lock:
             rows = self._reader.execute(
-                "SELECT tower FROM journal WHERE tower != '[]' ORDER BY seq"
+                "SELECT seq, game_id, tower FROM journal WHERE tower != '[]' ORDER BY seq"
             ).fetchall()
-        return [op for row in rows for op in json.loads(row["tower"])]
+        ops = []
+        for row in rows:
+            if row["game_id"] in games or int(row["seq"]) in seqs:
+                continue
+            found = _row_json(row, "tower")
+            if not isinstance(found, list) or not all(isinstance(op, list) and op for op in found):
+                raise CorruptJournal(
+                    row["game_id"], int(row["seq"]), "its tower operations are not a list"
+                )
+            ops.extend(found)
+        return ops
+
+    def action_rows(self, game_id: int) -> list[tuple[int, dict[str, Any]]]:
+        """The game's replay actions in order, each with its journal row's seq."""
+        with self._read_lock:
+            rows = self._reader.execute(
+                "SELECT seq, game_id, action FROM journal "
+                "WHERE game_id = ? AND action IS NOT NULL ORDER BY seq",
+                (game_id,),
+            ).fetchall()
+        found = []
+        for row in rows:
+            action = _row_json(row, "action")
+            if not isinstance(action, dict):
+                raise CorruptJournal(game_id, int(row["seq"]), "its action is not an object")
+            found.append((int(row["seq"]), action))
+        return found
 
     def actions(self, game_id: int) -> list[dict[str, Any]]:
         """The game's replay actions in order."""
-        with self._read_lock:
-            rows = self._reader.execute(
-                "SELECT action FROM journal WHERE game_id = ? AND action IS NOT NULL ORDER BY seq",
-                (game_id,),
-            ).fetchall()
-        return [json.loads(row["action"]) for row in rows]
+        return [action for _, action in self.action_rows(game_id)]
 
     def log(self, game_id: int, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` log entries of a game, oldest first, each with its seq."""
         with self._read_lock:
             rows = self._reader.execute(
-                "SELECT seq, log FROM journal WHERE game_id = ? AND log != '[]' "
+                "SELECT seq, game_id, log FROM journal WHERE game_id = ? AND log != '[]' "
                 "ORDER BY seq DESC LIMIT ?",
                 (game_id, limit),
             ).fetchall()
-        entries = [
-            {"seq": int(row["seq"]), **entry}
-            for row in reversed(rows)
-            for entry in json.loads(row["log"])
-        ]
+        entries = []
+        for row in reversed(rows):
+            found = _row_json(row, "log")
+            if not isinstance(found, list) or not all(isinstance(e, dict) for e in found):
+                raise CorruptJournal(game_id, int(row["seq"]), "its log is not a list of entries")
+            entries += [{"seq": int(row["seq"]), **entry} for entry in found]
         return entries[-limit:]
+
+    # -- games set aside --------------------------------------------------
+
+    def set_aside(self) -> list[dict[str, Any]]:
+        """Games (or between-games rows) set aside by ``serve --recover``, oldest first."""
+        raw = self.get_meta(SET_ASIDE)
+        return [] if raw is None else list(json.loads(raw))
+
+    def put_aside(self, damaged: CorruptJournal, snapshot: Mapping[str, Any]) -> int:
+        """Set the damaged row's game aside (kept, marked abandoned) and start clean after it.
+
+        One transaction: the note in ``meta``, the game's status, and a new
+        journal row (between games, ``snapshot``) the table resumes from.
+        Returns that row's seq.
+        """
+        entry = {
+            "game": damaged.game_id,
+            "row": damaged.seq,
+            "reason": str(damaged),
+            "at": utc_now(),
+        }
+        aside = [*self.set_aside(), entry]
+        where = "between games" if damaged.game_id is None else f"game {damaged.game_id}"
+        text = f"Journal row {damaged.seq} ({where}) was damaged; set aside, starting clean."
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (SET_ASIDE, json.dumps(aside)),
+            )
+            if damaged.game_id is not None:
+                conn.execute(
+                    "UPDATE games SET status = 'abandoned', finished_at = ? "
+                    "WHERE id = ? AND status = 'playing'",
+                    (utc_now(), damaged.game_id),
+                )
+            cursor = conn.execute(
+                "INSERT INTO journal (game_id, action, tower, log, snapshot, at) "
+                "VALUES (NULL, NULL, '[]', ?, ?, ?)",
+                (
+                    json.dumps([{"kind": "set_aside", "player": None, "text": text, "data": {}}]),
+                    json.dumps(dict(snapshot)),
+                    utc_now(),
+                ),
+            )
+            return int(cursor.lastrowid or 0)
 
     def game(self, game_id: int) -> GameRow | None:
         """One game, or None (also for an id SQLite cannot hold, such as one from a URL)."""

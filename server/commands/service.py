@@ -38,6 +38,11 @@ def register(sub: Subparsers) -> None:
         metavar="S",
         help="seconds the simulated dice tumble after a shake (default 0.4)",
     )
+    p.add_argument(
+        "--recover",
+        action="store_true",
+        help="set aside a game whose journal row is damaged (kept, not deleted) and start clean",
+    )
     p.set_defaults(func=run_serve)
 
     p = sub.add_parser("config", help="print the effective configuration")
@@ -112,7 +117,7 @@ def run_serve(args: argparse.Namespace) -> int:
     limits = Limits.for_threads(threads)
     service.max_streams = limits.streams
     try:
-        service.start()
+        service.start(recover=args.recover)
         app = create_app(config, service)
         server: Any = create_server(app, host, port, limits)
     except BaseException:

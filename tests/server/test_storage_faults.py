@@ -1,0 +1,356 @@
+"""A write the storage refuses never changes the table; damaged state databases are named.
+
+Faults are real SQLite refusals on the service's own connection: read-only
+(``PRAGMA query_only``) at a chosen phase of the table, a full database
+(``PRAGMA max_page_count`` after the free space is used up), an immutable or
+empty file at the start, and journal rows spoiled in place.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.app import create_app
+from server.service import DB_NAME, TableService
+from server.store import CANNOT_SAVE, CorruptJournal, StorageError, StorageRefused, Store
+from tests.server.conftest import FAST, PIN, make_config
+
+
+def journal_rows(table: TableService) -> list[tuple[Any, ...]]:
+    with table.store._read_lock:
+        return [tuple(r) for r in table.store._reader.execute("SELECT * FROM journal").fetchall()]
+
+
+@contextmanager
+def read_only(table: TableService) -> Iterator[None]:
+    """The service's database refuses every write while inside."""
+    store = table.store
+    with store._lock:
+        store._conn.execute("PRAGMA query_only = 1")
+    try:
+        yield
+    finally:
+        with store._lock:
+            store._conn.execute("PRAGMA query_only = 0")
+
+
+class ReadOnlyAt:
+    """Makes the database read-only for every journal row leading to one of ``phases``."""
+
+    def __init__(self, table: TableService, phases: set[str]) -> None:
+        self.table = table
+        self.phases = phases
+        self.refused = 0
+        self._append = table.store.append
+        table.store.append = self.append  # type: ignore[method-assign]
+
+    def append(self, step: Any, preset: str | None = None) -> int:
+        if step.snapshot["phase"] not in self.phases:
+            return self._append(step, preset)
+        self.refused += 1
+        with read_only(self.table):
+            return self._append(step, preset)
+
+    def lift(self) -> None:
+        self.phases = set()
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.01)
+
+
+def shown_unchanged(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """The document shows the same table, with the storage notice over it."""
+    assert after["message"] == CANNOT_SAVE and after["table"]["cannot_save"] is True
+    rest = {k: v for k, v in after.items() if k not in ("message", "table")}
+    assert rest == {k: v for k, v in before.items() if k not in ("message", "table")}
+    table_rest = {k: v for k, v in after["table"].items() if k != "cannot_save"}
+    assert table_rest == {k: v for k, v in before["table"].items() if k != "cannot_save"}
+
+
+def _to_choose(table: TableService) -> dict[str, Any]:
+    for _ in range(30):
+        state = table.state()
+        if state["phase"] == "choose":
+            return state
+        if state["phase"] == "ready":
+            table.roll()
+        assert table.wait_quiet()
+    raise AssertionError("no roll to choose from in 30 tries")
+
+
+def _to_bankable(table: TableService) -> None:
+    for _ in range(60):
+        state = table.state()
+        if state["phase"] == "ready" and state["turn"]["can_bank"]:
+            return
+        if state["phase"] == "choose":
+            table.keep(state["turn"]["best"]["dice"])
+        elif state["phase"] == "ready":
+            table.roll()
+        assert table.wait_quiet()
+    raise AssertionError("no bankable turn in 60 steps")
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[TableService]:
+    config = make_config(tmp_path / "state")
+    service = TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0)
+    service.start()
+    yield service
+    service.stop()
+
+
+@pytest.mark.parametrize("action", ["new_game", "roll", "keep", "bank", "skip"])
+def test_an_action_the_storage_refuses_changes_nothing_and_answers_503(
+    table: TableService, action: str
+) -> None:
+    client = create_app(table.config, table, test_config={"TESTING": True}).test_client()
+    table.new_game("dicenow", {}, ["Ann", "Ben"])
+    if action == "keep":
+        _to_choose(table)
+    if action == "bank":
+        _to_bankable(table)
+    assert table.wait_quiet()
+    before, rows = table.state(), journal_rows(table)
+    bodies = {
+        "new_game": ("/api/new-game", {"players": ["Cy", "Di"]}),
+        "roll": ("/api/roll", {}),
+        "keep": (
+            "/api/keep",
+            {"keep": before["turn"]["best"]["dice"] if before["turn"]["best"] else [1]},
+        ),
+        "bank": ("/api/bank", {}),
+        "skip": ("/api/skip", {}),
+    }
+    path, body = bodies[action]
+    with read_only(table):
+        response = client.post(path, json=body, headers=PIN)
+        assert response.status_code == 503
+        assert response.get_json() == {"error": CANNOT_SAVE}
+        assert response.headers["Retry-After"].isdigit()
+        shown_unchanged(before, table.state())
+        assert journal_rows(table) == rows
+    # the same request, once the storage takes writes again, goes through
+    response = client.post(path, json=body, headers=PIN)
+    assert response.status_code == 200, response.get_json()
+    assert table.state()["table"]["cannot_save"] is False
+    assert len(journal_rows(table)) > len(rows)
+
+
+@pytest.mark.parametrize("phase", ["shaking", "settling", "choose", "ready", "remove_dice"])
+def test_a_step_of_the_table_the_storage_refuses_is_retried_and_never_half_done(
+    tmp_path: Path, phase: str
+) -> None:
+    """Every phase the controller reaches by itself: refused, nothing adopted, done once allowed."""
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        table.new_game("dicenow", {}, ["Ann", "Ben"])
+        if phase in ("remove_dice", "ready"):
+            state = _to_choose(table)
+            best = state["turn"]["best"]["dice"]
+            if len(best) == len(state["turn"]["roll"]):
+                pytest.skip("hot dice: nothing to take out of the tray")
+            fault = ReadOnlyAt(table, {phase})
+            with pytest.raises(StorageError) if phase == "remove_dice" else _no_error():
+                table.keep(best)
+        else:
+            fault = ReadOnlyAt(table, {phase})
+            with pytest.raises(StorageError) if phase == "shaking" else _no_error():
+                table.roll()
+        # a command's step is the caller's to send again; the table's own steps retry
+        wait_for(lambda: fault.refused >= (1 if phase in COMMANDED else 2))
+        refused = table.state()
+        assert refused["table"]["cannot_save"] and refused["message"] == CANNOT_SAVE
+        rows = journal_rows(table)
+        assert all(json.loads(r[5])["phase"] != phase for r in rows[-3:])  # never journaled
+        fault.lift()
+        if phase == "shaking":
+            table.roll()
+        elif phase == "remove_dice":
+            table.keep(best)
+        wait_for(lambda: not table.state()["table"]["cannot_save"])
+        assert table.wait_quiet()
+        after = table.state()
+        assert after["phase"] in ("choose", "ready", "over")
+        seq = after["seq"]
+    # the journal holds only states that were adopted: a restart shows the same table
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as again:
+        assert again.state()["seq"] == seq
+        assert again.state()["phase"] == after["phase"]
+        assert again.state()["turn"] == after["turn"]
+
+
+COMMANDED = ("shaking", "remove_dice")  # steps a command makes (the others: the table itself)
+
+
+@contextmanager
+def _no_error() -> Iterator[None]:
+    yield
+
+
+def test_a_full_disk_is_refused_the_same_way(table: TableService) -> None:
+    client = create_app(table.config, table, test_config={"TESTING": True}).test_client()
+    table.new_game("dicenow", {}, ["Ann", "Ben"])
+    assert table.wait_quiet()
+    before, rows = table.state(), journal_rows(table)
+    store = table.store
+    with store._lock:
+        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+        store._conn.execute(f"PRAGMA max_page_count = {pages}")
+        fill = (  # use up the free space of the pages there are, in every table written
+            (
+                "INSERT INTO meta VALUES ('fill' || ?, 'x')",
+                "DELETE FROM meta WHERE key LIKE 'fill%'",
+            ),
+            (
+                "INSERT INTO journal (game_id, snapshot, at) VALUES (NULL, ?, '')",
+                "DELETE FROM journal WHERE at = ''",
+            ),
+        )
+        for insert, _ in fill:
+            for i in range(1_000_000):
+                try:
+                    store._conn.execute(insert, (str(i),))
+                except sqlite3.OperationalError as exc:
+                    assert "full" in str(exc)
+                    break
+        filled = journal_rows(table)
+    response = client.post("/api/roll", json={}, headers=PIN)
+    assert response.status_code == 503 and response.get_json()["error"] == CANNOT_SAVE
+    shown_unchanged(before, table.state())
+    assert journal_rows(table) == filled and filled[: len(rows)] == rows
+    with store._lock:
+        for _, delete in fill:
+            store._conn.execute(delete)
+        store._conn.execute("PRAGMA max_page_count = 1073741823")
+    assert journal_rows(table) == rows
+    assert client.post("/api/roll", json={}, headers=PIN).status_code == 200
+
+
+def test_an_empty_database_file_is_refused_at_the_start(tmp_path: Path) -> None:
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    (state_dir / DB_NAME).write_bytes(b"")
+    with pytest.raises(StorageRefused, match=r"empty \(0 bytes\)"):
+        Store(state_dir / DB_NAME)
+    result = _serve(state_dir)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "zilch.db is empty (0 bytes)" in lines[0], result.stderr
+    assert (state_dir / DB_NAME).stat().st_size == 0  # left as it was
+
+
+def test_an_immutable_database_file_is_refused_at_the_start(tmp_path: Path) -> None:
+    state_dir = tmp_path / "state"
+    Store(state_dir / DB_NAME).close()
+    path = state_dir / DB_NAME
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not allowed here (needs root on a file system with flags)")
+    try:
+        with pytest.raises(StorageRefused, match="read-only"):
+            Store(path)
+        result = _serve(state_dir)
+        assert result.returncode == 1
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "read-only" in lines[0], result.stderr
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def _serve(state_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "server.cli", "serve", "--sim", "--state-dir", str(state_dir)]
+    return subprocess.run(
+        [*command, "--host", "127.0.0.1", "--port", "0", *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _played(tmp_path: Path) -> tuple[Path, int]:
+    """A state directory with a game under way; its id."""
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        game_id = table.new_game("dicenow", {}, ["Ann", "Ben"])["game_id"]
+        _to_choose(table)
+    return tmp_path / "state", game_id
+
+
+def _spoil(state_dir: Path, sql: str) -> int:
+    """Change one journal row in place; its seq."""
+    conn = sqlite3.connect(state_dir / DB_NAME)
+    with conn:
+        seq = conn.execute(
+            "SELECT seq FROM journal WHERE action IS NOT NULL ORDER BY seq DESC LIMIT 1"
+        ).fetchone()[0]
+        conn.execute(sql, (seq,))
+    conn.close()
+    return int(seq)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE journal SET action = '{\"roll\": [1, 2' WHERE seq = ?",
+        "UPDATE journal SET action = '{\"keep\": [6, 6, 6, 6, 6, 6]}' WHERE seq = ?",
+    ],
+    ids=["not-json", "illegal-action"],
+)
+def test_a_damaged_journal_row_stops_the_start_naming_the_game_and_row(
+    tmp_path: Path, sql: str
+) -> None:
+    state_dir, game_id = _played(tmp_path)
+    seq = _spoil(state_dir, sql)
+    config = make_config(state_dir)
+    table = TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0)
+    try:
+        with pytest.raises(CorruptJournal) as caught:
+            table.start()
+    finally:
+        table.stop()
+    assert f"journal row {seq} (game {game_id})" in str(caught.value)
+    assert "--recover" in str(caught.value)
+    result = _serve(state_dir)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and f"journal row {seq} (game {game_id})" in errors[0], result.stderr
+
+
+def test_recover_sets_the_damaged_game_aside_and_starts_clean(tmp_path: Path) -> None:
+    state_dir, game_id = _played(tmp_path)
+    seq = _spoil(state_dir, "UPDATE journal SET action = 'not json' WHERE seq = ?")
+    rows_before = sqlite3.connect(state_dir / DB_NAME).execute("SELECT COUNT(*) FROM journal")
+    count = rows_before.fetchone()[0]
+    config = make_config(state_dir)
+    table = TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0)
+    try:
+        table.start(recover=True)
+        state = table.state()
+        assert state["phase"] == "idle" and state["game_id"] is None
+        assert table.store.game(game_id).status == "abandoned"
+        aside = table.store.set_aside()
+        assert [(a["game"], a["row"]) for a in aside] == [(game_id, seq)]
+        # nothing was deleted: every row is still there, and a new game can start
+        with table.store._read_lock:
+            total = table.store._reader.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
+        assert total == count + 1
+        table.new_game("dicenow", {}, ["Cy", "Di"])
+        assert table.wait_quiet()
+    finally:
+        table.stop()
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as again:
+        assert [p["name"] for p in again.state()["players"]] == ["Cy", "Di"]
