@@ -4,19 +4,21 @@ A fully convolutional network (``vision/models/dice_detector.onnx``, trained by
 ``tools/train_detector.py`` from rendered frames and the development photos' training split)
 looks at the frame once and answers on a grid of one cell per ``STRIDE`` pixels: how likely a
 die's centre lies in the cell, where in the cell, how large the die is, and which face it
-shows (or that it is cocked). OpenCV's ``dnn`` module runs it on the CPU; nothing is fetched
-at run time. The reader uses it for frames without a calibration, where finding the dice by
-colour alone fails on small dice, crowds and clutter.
+shows (or that it is cocked). ONNX Runtime (or, where it is not installed, OpenCV's ``dnn``
+module) runs it on one CPU core; nothing is fetched at run time. The reader uses it for
+frames without a calibration, where finding the dice by colour alone fails on small dice,
+crowds and clutter.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, Literal, TypeGuard
 
 import cv2
 import numpy as np
@@ -59,14 +61,14 @@ class Detection:
         return (round(x - h), round(y - h), round(x + h), round(y + h))
 
 
-def prepare(image: np.ndarray) -> tuple[np.ndarray, float]:
+def prepare(image: np.ndarray, work_side: int = WORK_SIDE) -> tuple[np.ndarray, float]:
     """The network's input blob for a BGR frame (1, 3, H, W), and the scale applied.
 
-    The long side is brought to at most ``WORK_SIDE`` pixels and both sides are padded
+    The long side is brought to at most ``work_side`` pixels and both sides are padded
     (by repeating the edge) to a multiple of ``STRIDE``.
     """
     h, w = image.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h, w))
+    scale = min(1.0, work_side / max(h, w))
     if scale < 1.0:
         image = cv2.resize(
             image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
@@ -124,12 +126,29 @@ def _apart(a: Detection, b: Detection) -> bool:
     return bool(gap >= 0.6 * max(a.side, b.side))
 
 
-class _Network:
-    """An ONNX network behind OpenCV's dnn module; one forward pass at a time."""
+Runtime = Literal["onnxruntime", "opencv"]
 
-    def __init__(self, path: Path) -> None:
+
+def default_runtime() -> Runtime:
+    """ONNX Runtime where it is installed (about 1.7 times faster on one core here), else
+    OpenCV's dnn module; both give the same answers to within 1e-5."""
+    return "onnxruntime" if importlib.util.find_spec("onnxruntime") is not None else "opencv"
+
+
+class _Network:
+    """An ONNX network run by ONNX Runtime or OpenCV's dnn module, on one thread; one
+    forward pass at a time."""
+
+    def __init__(self, path: Path, runtime: Runtime | None = None) -> None:
         if not path.is_file():
             raise ValueError(f"model file {path} does not exist")
+        self.runtime: Runtime = runtime or default_runtime()
+        self._lock = threading.Lock()
+        self.path = path
+        if self.runtime == "onnxruntime":
+            self._session = _ort_session(path)
+            self._input = self._session.get_inputs()[0].name
+            return
         try:
             self._net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error:
@@ -137,14 +156,12 @@ class _Network:
                 f"{path} is not a readable ONNX model (OpenCV cannot parse it); "
                 "reinstall the package or retrain it"
             ) from None
-        self._lock = threading.Lock()
-        self.path = path
 
     def _probe(self, shape: tuple[int, ...], what: str) -> np.ndarray:
         """Run the network once on zeros; a model that fails or answers oddly is refused."""
         try:
             out = self.raw(np.zeros(shape, np.float32))
-        except cv2.error:
+        except Exception:  # cv2.error, or one of ONNX Runtime's own types
             side = "x".join(str(v) for v in shape)
             raise ValueError(f"{self.path} does not run on a {side} input; not {what}") from None
         if not np.isfinite(out).all():
@@ -154,16 +171,36 @@ class _Network:
     def raw(self, blob: np.ndarray) -> np.ndarray:
         """The network's output for an input blob."""
         with self._lock:
-            self._net.setInput(blob)
-            out = self._net.forward()
+            if self.runtime == "onnxruntime":
+                out = self._session.run(None, {self._input: blob})[0]
+            else:
+                self._net.setInput(blob)
+                out = self._net.forward()
         return np.asarray(out, np.float32)
+
+
+def _ort_session(path: Path) -> Any:
+    """An ONNX Runtime session on one thread (the reader's frames take one core each)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only: the model's own warnings are not the user's
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception:
+        raise ValueError(
+            f"{path} is not a readable ONNX model (ONNX Runtime cannot load it); "
+            "reinstall the package or retrain it"
+        ) from None
 
 
 class Detector(_Network):
     """The shipped detector; :func:`prepare` makes its input."""
 
-    def __init__(self, path: Path = DETECTOR_FILE) -> None:
-        super().__init__(path)
+    def __init__(self, path: Path = DETECTOR_FILE, runtime: Runtime | None = None) -> None:
+        super().__init__(path, runtime)
         out = self._probe((1, 3, 64, 64), "a dice detector")
         want = (1, OUTPUTS, 64 // STRIDE, 64 // STRIDE)
         if out.shape != want:
@@ -172,9 +209,11 @@ class Detector(_Network):
                 f"detector's {want}"
             )
 
-    def detect(self, image: np.ndarray, threshold: float = 0.2) -> list[Detection]:
-        """The dice in a checked BGR frame, surest first."""
-        blob, scale = prepare(image)
+    def detect(
+        self, image: np.ndarray, threshold: float = 0.2, work_side: int = WORK_SIDE
+    ) -> list[Detection]:
+        """The dice in a checked BGR frame, surest first, looked for at ``work_side``."""
+        blob, scale = prepare(image, work_side)
         return decode(self.raw(blob), scale, threshold, image.shape[:2])
 
 
@@ -211,8 +250,8 @@ class FaceReader(_Network):
     The side of the crops it reads is ``crop_px`` in the JSON file beside the model.
     """
 
-    def __init__(self, path: Path = FACES_FILE) -> None:
-        super().__init__(path)
+    def __init__(self, path: Path = FACES_FILE, runtime: Runtime | None = None) -> None:
+        super().__init__(path, runtime)
         self.crop_px = _crop_px(path.with_suffix(".json"))
         if not path.with_suffix(".json").is_file():
             return  # an older model without its description: read at CROP_PX, unprobed
@@ -224,7 +263,10 @@ class FaceReader(_Network):
             )
 
     def probabilities(
-        self, image: np.ndarray, dice: list[tuple[tuple[float, float], float]]
+        self,
+        image: np.ndarray,
+        dice: list[tuple[tuple[float, float], float]],
+        turns: int = TURNS,
     ) -> np.ndarray:
         """Probabilities (N, CLASSES) of no face, 1, ..., 6 for dice given as (centre, side).
 
@@ -236,8 +278,8 @@ class FaceReader(_Network):
         crops = []
         for c, s in dice:
             crop = die_crop(image, c, s, px=self.crop_px)
-            crops += [np.ascontiguousarray(np.rot90(crop, k)) for k in range(TURNS)]
-        logits = self.raw(crops_blob(crops)).astype(np.float64).reshape(-1, TURNS, CLASSES)
+            crops += [np.ascontiguousarray(np.rot90(crop, k * 4 // turns)) for k in range(turns)]
+        logits = self.raw(crops_blob(crops)).astype(np.float64).reshape(-1, turns, CLASSES)
         logp = logits - logits.max(axis=2, keepdims=True)
         logp -= np.log(np.exp(logp).sum(axis=2, keepdims=True))
         mean = logp.mean(axis=1)

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 import vision.reader
@@ -63,3 +64,23 @@ def test_read_with_a_corrupt_model_says_so_on_one_line(
     assert main(["read", str(frame)]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and str(bad) in captured.err
+
+
+@pytest.mark.parametrize("kind", [Detector, FaceReader])
+def test_both_runtimes_give_the_same_answers(kind: type) -> None:
+    pytest.importorskip("onnxruntime")
+    fast, slow = kind(runtime="onnxruntime"), kind(runtime="opencv")
+    side = 64 if kind is Detector else fast.crop_px
+    blob = np.random.default_rng(0).uniform(-0.5, 0.5, (1, 3, side, side)).astype(np.float32)
+    assert np.allclose(fast.raw(blob), slow.raw(blob), atol=1e-4)
+
+
+@pytest.mark.parametrize("runtime", ["onnxruntime", "opencv"])
+def test_each_runtime_refuses_a_corrupt_model(tmp_path: Path, runtime: str) -> None:
+    if runtime == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(DETECTOR_FILE.read_bytes()[:1000])
+    with pytest.raises(ValueError) as exc:
+        Detector(bad, runtime=runtime)  # type: ignore[arg-type]
+    assert "not a readable ONNX model" in one_line(exc)
