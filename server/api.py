@@ -254,6 +254,16 @@ def dice_field(data: dict[str, Any], key: str) -> list[int]:
     return list(value)
 
 
+def turn_field(data: dict[str, Any]) -> str | None:
+    """The ``turn`` a play action was meant for (the state's ``turn_token``), if sent."""
+    value = data.get("turn")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= 40:
+        raise BadBody("'turn' must be the state's turn_token, such as \"12-7\"")
+    return value
+
+
 def act(action: Callable[[], Any]) -> Response:
     """Run a table action; the new state, or the engine's reason with 409."""
     try:
@@ -421,41 +431,41 @@ def join() -> Response:
 @table_pin
 def roll() -> Response:
     """ROLL: ``{}`` or ``{"roll": true}``; the tower shakes and reads the dice."""
-    data = body(("roll", "player"))
+    data = body(("roll", "player", "turn"))
     if "roll" in data and data["roll"] is not True:
         raise BadBody("'roll' must be true: the tower reads the dice itself")
     player = name_field(data, "player", required=False)
-    return act(lambda: service().roll(player))
+    return act(lambda: service().roll(player, turn_field(data)))
 
 
 @bp.post("/keep")
 @table_pin
 def keep() -> Response:
     """Set dice aside: ``{"keep": [1, 5]}``; the tower asks for them to leave the tray."""
-    data = body(("keep", "player"))
+    data = body(("keep", "player", "turn"))
     values = dice_field(data, "keep")
     player = name_field(data, "player", required=False)
-    return act(lambda: service().keep(values, player))
+    return act(lambda: service().keep(values, player, turn_field(data)))
 
 
 @bp.post("/bank")
 @table_pin
 def bank() -> Response:
     """BANK: ``{}`` or ``{"bank": true}``."""
-    data = body(("bank", "player"))
+    data = body(("bank", "player", "turn"))
     flag_field(data, "bank")
     player = name_field(data, "player", required=False)
-    return act(lambda: service().bank(player))
+    return act(lambda: service().bank(player, turn_field(data)))
 
 
 @bp.post("/skip")
 @table_pin
 def skip() -> Response:
     """Skip the current turn: ``{}`` or ``{"skip": true}``."""
-    data = body(("skip", "player"))
+    data = body(("skip", "player", "turn"))
     flag_field(data, "skip")
     player = name_field(data, "player", required=False)
-    return act(lambda: service().skip(player))
+    return act(lambda: service().skip(player, turn_field(data)))
 
 
 @bp.post("/challenge")

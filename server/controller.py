@@ -40,6 +40,7 @@ from server.table_state import (
     TableError,
     TablePhase,
     TableState,
+    turn_token,
 )
 from server.tray import Hardware, Settled, TakenOut, Timing, Tray, TrayRight, Untouched
 from zilch import (
@@ -378,9 +379,9 @@ class Controller:
         following = replace(now, game=game, bots=bots)
         self._after_game_change(following, events, action={"join": name})
 
-    def roll(self, player: str | None = None) -> None:
+    def roll(self, player: str | None = None, turn: str | None = None) -> None:
         """ROLL: shake the tower once the dice in the tray are right."""
-        game = self._need_game(player)
+        game = self._need_game(player, turn)
         phase = self._state.phase
         if phase.busy:
             raise TableError("the dice are already rolling")
@@ -403,10 +404,10 @@ class Controller:
         self._acted()
         self._begin_shake(replace(self._state, then=None, tries=0))
 
-    def keep(self, values: list[int], player: str | None = None) -> None:
+    def keep(self, values: list[int], player: str | None = None, turn: str | None = None) -> None:
         """Set these dice aside (tapped on a phone, or a computer player's choice)."""
         now = self._state
-        game = self._need_game(player)
+        game = self._need_game(player, turn)
         if now.phase is not TablePhase.CHOOSE:
             raise IllegalAction(f"cannot set dice aside now: the table is {now.phase.value}")
         roll = tuple(game.state.turn.roll or ())
@@ -427,9 +428,9 @@ class Controller:
         else:
             self._after_game_change(following, events, action={"keep": list(values)})
 
-    def bank(self, player: str | None = None) -> None:
+    def bank(self, player: str | None = None, turn: str | None = None) -> None:
         """BANK: end the turn and add its total."""
-        game = self._need_game(player)
+        game = self._need_game(player, turn)
         if self._state.phase.busy:
             raise TableError("wait for the dice to be read")
         game, events = game.after({"bank": True})
@@ -437,9 +438,9 @@ class Controller:
         following = replace(self._state, game=game, then=None)
         self._after_game_change(following, events, action={"bank": True})
 
-    def skip(self, player: str | None = None) -> None:
+    def skip(self, player: str | None = None, turn: str | None = None) -> None:
         """Skip the current player's turn (the host, or a person on the phone)."""
-        game = self._need_game(player)
+        game = self._need_game(player, turn)
         if self._state.phase.busy:
             raise TableError("wait for the dice to be read")
         game, events = game.after({"skip": True})
@@ -480,7 +481,12 @@ class Controller:
         if ops:
             self._commit(replace(now, in_tray=self.hands.in_tray(now.in_tray)), tower=ops)
 
-    def _need_game(self, player: str | None = None) -> Game:
+    def _need_game(self, player: str | None = None, turn: str | None = None) -> Game:
+        """The running game; refused when ``player`` is not to play or ``turn`` has ended.
+
+        ``turn`` is the state document's ``turn_token`` the request was made
+        from: a request sent while the turn passed on acts for nobody.
+        """
         game = self._state.game
         if game is None:
             raise TableError("no game is running: start one with POST /api/new-game")
@@ -489,6 +495,11 @@ class Controller:
         current = game.state.current
         if player is not None and player != current:
             raise IllegalAction(f"it is {current}'s turn, not {player}'s")
+        if turn is not None and turn != turn_token(self._state.game_id, game):
+            raise IllegalAction(
+                f"that was sent for a turn that has ended; it is now {current}'s turn "
+                "and nothing was done"
+            )
         return game
 
     def _acted(self) -> None:
@@ -543,10 +554,16 @@ class Controller:
     ) -> TableState:
         """Gather this step's announcements (engine's first, then the host's) into one.
 
-        Its ``kind`` is the weightiest of them (the winner over a call over the scores).
+        Its ``kind`` is the weightiest of them (the winner over a call over the scores);
+        a skip is said once.
         """
+        # the host's skip says it in its own words: the engine's skip line is not said again
+        host_skip = any(kind == "skip" for kind, _ in notes)
         said: list[tuple[AnnouncementKind, str]] = [
-            (k, e.text) for e in events for k in ANNOUNCED if e.kind == k
+            (k, e.text)
+            for e in events
+            for k in ANNOUNCED
+            if e.kind == k and not (host_skip and k == "skip")
         ]
         said += [(k, text) for kind, text in notes for k in ANNOUNCED if kind == k]
         if not said:

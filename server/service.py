@@ -26,12 +26,13 @@ from server.hands import Hands, PeopleHands, SimClock, SimulatedHands
 from server.host import Host
 from server.solver_cache import CACHE_FOLDER, SolverCache
 from server.store import CorruptJournal, Store
-from server.table_state import TableError, TableState
+from server.table_state import TableError, TableState, turn_token
 from server.tray import Hardware, Timing
 from vision import Calibration, FrameSource, RendererSource, SharedCamera, open_source
 from vision.watcher import CalibrationFile, DiceWatcher
 from zilch import Game, GameState, RuleSet, find_preset
-from zilch.strategy import coach, preview, solve_cached
+from zilch.strategy import advice, coach, preview, solve_cached
+from zilch.strategy.view import view_of
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ class StateDocument:
             "house_rules": dict(table.house_rules),
             "game_id": table.game_id,
             "seq": table.seq,
+            "turn_token": turn_token(table.game_id, game),
             "players": [],
             "current": None,
             "phase": table.phase.value,
@@ -121,6 +123,7 @@ class StateDocument:
             "can_bank": turn.can_bank,
             "zilch_chance": None,
             "hint": "",
+            "coach": "",
         }
         if state.finished:
             return doc
@@ -129,18 +132,29 @@ class StateDocument:
         if options:
             doc["best"] = {"dice": list(options[0].dice), "points": options[0].points}
         doc["zilch_chance"] = round(float(preview(state, game.rules)["zilch_chance"]), 4)
-        doc["hint"] = self._coach(state, game.rules)
+        best = (tuple(options[0].dice), options[0].points) if options else None
+        doc["hint"], doc["coach"] = self._coach(state, game.rules, best)
         return doc
 
-    def _coach(self, state: GameState, rules: RuleSet) -> str:
-        """The coach's best choice for the roll on the table, once the rules are solved."""
+    def _coach(
+        self, state: GameState, rules: RuleSet, best: tuple[tuple[int, ...], int] | None
+    ) -> tuple[str, str]:
+        """The coach's best choice for the roll on the table, once the rules are solved.
+
+        ``hint`` in the coach's short form ("keep the 1 and roll five: 399") and
+        ``coach`` in words beside the table's ★ best choice.
+        """
         if state.phase != "keep":
-            return ""
+            return "", ""
         solution = self.solutions.get(rules)
         if solution is None:
-            return ""
+            return "", ""
         choices = coach(state, rules, solution)
-        return str(choices[0].text) if choices else ""
+        if not choices:
+            return "", ""
+        view = view_of(state, state.current or "")
+        line = advice(choices, best, view.total, final=view.final)
+        return str(choices[0].text), line
 
 
 class Solutions:
@@ -184,6 +198,7 @@ def empty_turn() -> dict[str, Any]:
         "can_bank": False,
         "zilch_chance": None,
         "hint": "",
+        "coach": "",
     }
 
 
@@ -405,20 +420,22 @@ class TableService:
         self.controller.call(self.controller.join, name, bot)
         return self.state()
 
-    def roll(self, player: str | None = None) -> dict[str, Any]:
-        self.controller.call(self.controller.roll, player)
+    def roll(self, player: str | None = None, turn: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.roll, player, turn)
         return self.state()
 
-    def keep(self, values: list[int], player: str | None = None) -> dict[str, Any]:
-        self.controller.call(self.controller.keep, values, player)
+    def keep(
+        self, values: list[int], player: str | None = None, turn: str | None = None
+    ) -> dict[str, Any]:
+        self.controller.call(self.controller.keep, values, player, turn)
         return self.state()
 
-    def bank(self, player: str | None = None) -> dict[str, Any]:
-        self.controller.call(self.controller.bank, player)
+    def bank(self, player: str | None = None, turn: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.bank, player, turn)
         return self.state()
 
-    def skip(self, player: str | None = None) -> dict[str, Any]:
-        self.controller.call(self.controller.skip, player)
+    def skip(self, player: str | None = None, turn: str | None = None) -> dict[str, Any]:
+        self.controller.call(self.controller.skip, player, turn)
         return self.state()
 
     def challenge(self, victim: str, player: str | None = None) -> dict[str, Any]:

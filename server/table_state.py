@@ -219,6 +219,18 @@ class TableState:
         )
 
 
+def turn_token(game_id: int | None, game: Game | None) -> str | None:
+    """Which turn of which game is being played: ``"12-7"`` (game 12, its 7th turn).
+
+    The state document carries it as ``turn_token``; a play action that sends
+    one is refused once that turn has ended, so a request racing the turn's
+    end never acts for the next player.
+    """
+    if game_id is None or game is None or game.state.finished:
+        return None
+    return f"{game_id}-{game.state.turn_number}"
+
+
 def _text(data: Mapping[str, Any], key: str) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
@@ -264,4 +276,5 @@ __all__ = [
     "TablePhase",
     "TableState",
     "Then",
+    "turn_token",
 ]

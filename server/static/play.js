@@ -209,10 +209,12 @@
     return me === null || me === current.name;
   }
 
-  /* The action's body, naming this phone's player so the tower can refuse a wrong turn. */
+  /* The action's body, naming this phone's player and the turn it was meant for, so
+     the tower refuses it once that turn has passed (never acting for the next player). */
   function withPlayer(body) {
     const me = myPlayer();
-    return me === null ? body : { ...body, player: me };
+    const turn = state && state.turn_token ? { turn: state.turn_token } : {};
+    return me === null ? { ...body, ...turn } : { ...body, ...turn, player: me };
   }
 
   function updateButtons() {
@@ -335,7 +337,7 @@
     $("turn-total").textContent = points(turn.total);
     $("zilch-chance").textContent =
       typeof turn.zilch_chance === "number" ? percent(turn.zilch_chance) : "—";
-    $("hint").textContent = turn.hint ? "Coach: " + turn.hint : "";
+    $("hint").textContent = turn.coach || (turn.hint ? "Coach: " + turn.hint : "");
     $("set-aside").replaceChildren(...(turn.set_aside || []).map((group) =>
       h("span", { class: "group" }, sorted(group).map((v) => die(v, "kept")))));
 
@@ -353,6 +355,7 @@
     $("final-note").textContent = note;
     $("final-note").hidden = !note;
     $("play-again").hidden = !state.finished;
+    showSkip();
     takeMoments(state);
 
     const idle = state.phase === "idle" || !(state.players || []).length;
@@ -484,6 +487,35 @@
     act("/api/keep", withPlayer({ keep: selectedValues() }), () => {
       selected = new Set();
       renderDice();
+    });
+  });
+
+  /* Skip the turn of a player who has stepped away: any phone, asked twice. */
+  let skipArmed = null;
+  function showSkip() {
+    const current = currentPlayer();
+    const can = current && !current.bot && !state.finished && state.phase === "ready" &&
+      !strayName();
+    const button = $("skip");
+    button.hidden = !can;
+    if (!can) return;
+    const armed = skipArmed === state.turn_token;
+    button.textContent = armed
+      ? "Tap again to skip " + current.name + "'s turn"
+      : current.name === myPlayer() ? "Skip my turn" : "Skip " + current.name + "'s turn";
+    button.classList.toggle("danger", armed);
+  }
+  $("skip").addEventListener("click", () => {
+    if (skipArmed !== state.turn_token) {
+      skipArmed = state.turn_token;
+      showSkip();
+      setTimeout(() => { skipArmed = null; if (state) showSkip(); }, 5000);
+      return;
+    }
+    skipArmed = null;
+    /* the turn, not the player: a phone may skip someone else who has left */
+    act("/api/skip", state.turn_token ? { turn: state.turn_token } : {}, () => {
+      showNotice("Turn skipped.");
     });
   });
 

@@ -424,7 +424,7 @@
 
     const chance = turn.zilch_chance;
     $("zilch-chance").textContent = typeof chance === "number" ? percent(chance) : "—";
-    $("hint").textContent = turn.hint ? "Coach: " + turn.hint : "";
+    $("hint").textContent = turn.coach || (turn.hint ? "Coach: " + turn.hint : "");
 
     const log = (state.log || []).slice(-LOG_LINES).reverse();
     $("log").replaceChildren(...log.map(logItem));

@@ -395,3 +395,21 @@ def test_history_fits_a_phone(live_table: LiveTable, page_for: Any, artifacts: P
     page.wait_for_selector("#game-log li")
     assert "Ann rolls" in page.text_content("#game-log")
     assert page.js_errors == []
+
+
+def test_phone_skips_a_turn_after_asking_twice(live_table: LiveTable, page_for: Any) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = open_phone(page_for, live_table.url, "Ben")
+    page.wait_for_selector("#skip:not([hidden])")
+    assert page.text_content("#skip") == "Skip Ann's turn"
+    page.click("#skip")
+    assert page.text_content("#skip") == "Tap again to skip Ann's turn"
+    assert live_table.service.state()["current"] == "Ann", "one tap does nothing"
+    page.click("#skip")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Your turn, Ben!'"
+    )
+    log = live_table.service.state()["log"]
+    assert any(e["kind"] == "skip" and e["player"] == "Ann" for e in log)
+    assert page.js_errors == []

@@ -84,6 +84,18 @@ def test_host_calls_calls_again_then_skips(club) -> None:  # type: ignore[no-unt
     assert table.store.record(state["game_id"])["actions"] == [{"skip": True}]
 
 
+def test_the_hosts_skip_is_announced_once(club) -> None:  # type: ignore[no-untyped-def]
+    table, clock = club
+    table.new_game("club", {}, ["Ben", "Ann"])
+    clock.advance(30)
+    wait_for(lambda: _announcement(table).get("kind") == "call_again")
+    clock.advance(30)
+    wait_for(lambda: table.state()["current"] == "Ben")
+    text = _announcement(table)["text"]
+    assert text.count("Ann") == 1, text
+    assert "does not answer: the turn is skipped" not in text
+
+
 def test_a_player_who_answers_is_not_called_again(club) -> None:  # type: ignore[no-untyped-def]
     table, clock = club
     table.new_game("club", {}, ["Ann", "Ben"])
