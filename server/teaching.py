@@ -1,0 +1,224 @@
+"""The tower's teaching examples and its dice profile, kept in the state directory.
+
+Every die a person confirmed or corrected (at the table, or in the calibration
+page's teach step) becomes a teaching example: its crop and its true value.
+:class:`Teacher` keeps them in one file beside the calibration (capped, the
+oldest dropped first), fits the dice profile from them (:meth:`Teacher.refit`
+is the one place the service fits a profile) and hands the profile to the
+reader. The controller refits between turns, never while dice are being read.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vision import Calibration, Reading
+from vision.profile import (
+    MAX_EXAMPLES,
+    DiceProfile,
+    ProfileError,
+    TeachingExample,
+    calibration_id,
+    examples_from_reading,
+    fit_profile,
+    keep_newest,
+    load_examples,
+    load_profile,
+    save_examples,
+)
+
+log = logging.getLogger(__name__)
+
+EXAMPLES_NAME = "teaching-examples.json"
+PROFILE_NAME = "dice-profile.json"
+EXAMPLES_CAP = 1200  # 200 rolls of six dice; a fit of this many takes about a second on a Pi
+
+
+def pair_values(read: Sequence[int], said: Sequence[int]) -> list[int | None]:
+    """The true value of each read die from what a person said the dice show.
+
+    ``said`` lists the values in the order of the read dice when the person
+    corrected die by die; it may also be in any order ("the dice are 1 2 5").
+    In order, it is taken as given when that changes as few dice as any
+    matching would. Otherwise the dice read as a value that was said keep it,
+    and the rest get the values left over only when those are all the same
+    (which die showed which of two different values is not known: None).
+    """
+    if len(read) != len(said):
+        raise ValueError(f"{len(said)} values said for {len(read)} dice read")
+    fewest = len(read) - sum((Counter(read) & Counter(said)).values())
+    if sum(r != s for r, s in zip(read, said, strict=True)) == fewest:
+        return list(said)
+    left = Counter(said)
+    paired: list[int | None] = []
+    for value in read:
+        if left[value] > 0:
+            left[value] -= 1
+            paired.append(value)
+        else:
+            paired.append(None)
+    rest = set(left.elements())
+    if len(rest) == 1:
+        only = rest.pop()
+        paired = [only if v is None else v for v in paired]
+    return paired
+
+
+class Teacher:
+    """The teaching examples and the profile fitted from them, in ``directory``.
+
+    ``calibration()`` is the tower's calibration now: a profile is fitted for
+    it and used only while it is the same. Thread-safe.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        calibration: Callable[[], Calibration | None],
+        cap: int = EXAMPLES_CAP,
+    ) -> None:
+        if not 1 <= cap <= MAX_EXAMPLES:
+            raise ValueError(f"teaching examples cap {cap} must be 1 to {MAX_EXAMPLES}")
+        self.directory = Path(directory)
+        self.examples_path = self.directory / EXAMPLES_NAME
+        self.profile_path = self.directory / PROFILE_NAME
+        self.calibration = calibration
+        self.cap = cap
+        self._lock = threading.RLock()
+        self._examples: list[TeachingExample] | None = None  # loaded on first use
+        self._pending = 0  # examples added since the last fit
+        self._profile: DiceProfile | None = None
+        self._profile_key: tuple[float, str | None] | None = None  # file time, calibration
+
+    # -- examples -----------------------------------------------------------
+
+    def examples(self) -> list[TeachingExample]:
+        """The examples kept, oldest first (an unreadable file counts as none, and says so)."""
+        with self._lock:
+            if self._examples is None:
+                self._examples = []
+                if self.examples_path.exists():
+                    try:
+                        self._examples = load_examples(self.examples_path)[-self.cap :]
+                    except ProfileError as exc:
+                        log.warning("starting a new set of teaching examples: %s", exc)
+            return list(self._examples)
+
+    @property
+    def pending(self) -> int:
+        """Examples added since the profile was last fitted."""
+        return self._pending
+
+    def add(self, examples: Sequence[TeachingExample]) -> int:
+        """Keep these examples too (the oldest go beyond the cap); how many are kept now.
+
+        The file is written before the examples count: a failed write raises
+        ``OSError`` and leaves the examples as they were.
+        """
+        if not examples:
+            return len(self.examples())
+        with self._lock:
+            kept = keep_newest(self.examples(), examples, self.cap)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            save_examples(self.examples_path, kept)
+            self._examples = kept
+            self._pending += len(examples)
+            return len(kept)
+
+    def add_from_reading(
+        self, frame: np.ndarray, reading: Reading, said: Sequence[int]
+    ) -> list[int | None]:
+        """Teach the dice of ``reading`` (read in ``frame``) as a person said they show.
+
+        Returns the value taught for each die (None where it is not known
+        which die showed which value). Raises ``ValueError`` if ``said`` has
+        another number of dice than the reading.
+        """
+        paired = pair_values([die.value for die in reading.dice], said)
+        known = [(die, v) for die, v in zip(reading.dice, paired, strict=True) if v is not None]
+        if known:
+            partial = Reading(tuple(die for die, _ in known), reading.ok, reading.reason)
+            values = [v for _, v in known]
+            self.add(examples_from_reading(frame, partial, values, self.calibration()))
+        return paired
+
+    def replace_all(self, examples: Sequence[TeachingExample]) -> DiceProfile:
+        """A new dice set: these examples replace the kept ones, and the profile is fitted now.
+
+        Raises ``ProfileError`` (too few examples, one value only) with nothing changed.
+        """
+        with self._lock:
+            listed = list(examples)[-self.cap :]
+            profile = self._fit(listed)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            save_examples(self.examples_path, listed)
+            self._save(profile)
+            self._examples = listed
+            self._pending = 0
+            return profile
+
+    # -- the profile --------------------------------------------------------
+
+    def refit(self) -> DiceProfile | None:
+        """Fit the profile from every kept example and save it; None while too few are kept.
+
+        The one place the service fits a profile. Call it between turns.
+        """
+        with self._lock:
+            examples = self.examples()
+            self._pending = 0
+            try:
+                profile = self._fit(examples)
+            except ProfileError as exc:
+                log.info("no dice profile yet: %s", exc)
+                return None
+            self._save(profile)
+            return profile
+
+    def profile(self) -> DiceProfile | None:
+        """The saved profile if it fits the calibration now, else None (reloaded on change)."""
+        calibration = self.calibration()
+        try:
+            mtime = self.profile_path.stat().st_mtime
+        except OSError:
+            return None
+        with self._lock:
+            key = (mtime, calibration_id(calibration))
+            if key != self._profile_key:
+                self._profile_key = key
+                try:
+                    self._profile = load_profile(self.profile_path, calibration)
+                except ProfileError as exc:
+                    log.warning("reading without the dice profile: %s", exc)
+                    self._profile = None
+            return self._profile
+
+    def summary(self) -> dict[str, object]:
+        """What the tower has learned, for the pages: examples kept and the profile's figures."""
+        profile = self.profile()
+        return {
+            "examples": len(self.examples()),
+            "cap": self.cap,
+            "profile": None
+            if profile is None
+            else {"counts": list(profile.counts), "cv_accuracy": round(profile.cv_accuracy, 4)},
+        }
+
+    def _fit(self, examples: Sequence[TeachingExample]) -> DiceProfile:
+        calibration = self.calibration()
+        size = None if calibration is None else calibration.frame_size
+        return fit_profile(examples, calibration, size)
+
+    def _save(self, profile: DiceProfile) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        profile.save(self.profile_path)
+        self._profile_key = None  # reload (and check) on the next read
+
+
+__all__ = ["EXAMPLES_CAP", "EXAMPLES_NAME", "PROFILE_NAME", "Teacher", "pair_values"]

@@ -1,0 +1,150 @@
+"""Teaching examples from people's corrections and the profile fitted from them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from server.teaching import Teacher, pair_values
+from vision.bench import scene_calibration
+from vision.calibration import Calibration
+from vision.profile import ProfileError, load_examples
+from vision.reader import read_dice
+from vision.render import random_tray, render_tray
+
+SEED = 31
+
+
+@pytest.fixture(scope="module")
+def calibration() -> Calibration:
+    cal = scene_calibration(SEED, "tower")
+    assert cal is not None
+    return cal
+
+
+def _roll(n: int) -> tuple:
+    frame, truth = render_tray(random_tray(9000 + n), seed=SEED, frame=10 + n)
+    return frame, truth
+
+
+# -- pairing what was said with the dice read ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("read", "said", "paired"),
+    [
+        ([1, 2, 3], [1, 2, 3], [1, 2, 3]),  # confirmed
+        ([1, 2, 3], [1, 5, 3], [1, 5, 3]),  # one die tapped to a new value
+        ([3, 2, 1], [1, 2, 5], [5, 2, 1]),  # said sorted: the 3 was the 5
+        ([2, 3, 4], [5, 6, 4], [5, 6, 4]),  # in order, as few changes as any
+        ([2, 3, 4], [4, 6, 5], [None, None, 4]),  # sorted, two new values: which is which?
+        ([2, 3, 4], [4, 6, 6], [6, 6, 4]),  # the leftovers are alike
+    ],
+)
+def test_pairing(read: list[int], said: list[int], paired: list[int | None]) -> None:
+    assert pair_values(read, said) == paired
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=6), st.data())
+def test_pairing_never_invents(read: list[int], data: st.DataObject) -> None:
+    said = data.draw(st.lists(st.integers(1, 6), min_size=len(read), max_size=len(read)))
+    paired = pair_values(read, said)
+    known = [v for v in paired if v is not None]
+    # every value taught was said, no more often than said
+    assert not Counter(known) - Counter(said)
+    # a die whose read value was said is never taught as anything else when said in order
+    if sorted(said) == sorted(read):
+        assert sorted(known) == sorted(read) and None not in paired
+
+
+def test_pairing_needs_as_many_values_as_dice() -> None:
+    with pytest.raises(ValueError, match="2 values said for 3 dice read"):
+        pair_values([1, 2, 3], [1, 2])
+
+
+# -- the teacher --------------------------------------------------------------------------
+
+
+def test_corrections_become_examples_and_a_profile(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    teacher = Teacher(tmp_path, lambda: calibration, cap=30)
+    assert teacher.examples() == [] and teacher.profile() is None
+    assert teacher.refit() is None  # too few examples: no profile, no error
+    for n in range(6):
+        frame, truth = _roll(n)
+        reading = read_dice(frame, calibration)
+        assert len(reading.dice) == len(truth["dice"])
+        said = [_truth_at(truth, die.center) for die in reading.dice]
+        assert teacher.add_from_reading(frame, reading, said) == said
+    # capped at 30, oldest first out; the file holds what is kept
+    kept = teacher.examples()
+    assert len(kept) == 30 and teacher.pending == 36
+    assert [e.value for e in load_examples(tmp_path / "teaching-examples.json")] == [
+        e.value for e in kept
+    ]
+    profile = teacher.refit()
+    assert profile is not None and sum(profile.counts) == 30 and teacher.pending == 0
+    loaded = teacher.profile()
+    assert loaded is not None and loaded.counts == profile.counts
+    assert teacher.summary()["examples"] == 30
+    # another calibration: the profile is not used
+    other = Calibration.from_json({**calibration.to_json(), "die_side": calibration.die_side + 3})
+    assert Teacher(tmp_path, lambda: other).profile() is None
+    # a fresh teacher (a restart) finds the examples and the profile
+    again = Teacher(tmp_path, lambda: calibration, cap=30)
+    assert len(again.examples()) == 30 and again.profile() is not None
+
+
+def test_a_dice_set_taught_anew_replaces_the_examples(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    teacher = Teacher(tmp_path, lambda: calibration)
+    frame, _ = _roll(0)
+    reading = read_dice(frame, calibration)
+    teacher.add_from_reading(frame, reading, [d.value for d in reading.dice])
+    before = teacher.examples()
+    with pytest.raises(ProfileError, match="at least"):
+        teacher.replace_all(before[:2])
+    assert teacher.examples() == before  # a refused set changes nothing
+    more = []
+    for n in range(1, 4):
+        frame, _ = _roll(n)
+        reading = read_dice(frame, calibration)
+        more += _examples(teacher, frame, reading)
+    profile = teacher.replace_all(more)
+    assert len(teacher.examples()) == len(more) and sum(profile.counts) == len(more)
+
+
+def test_a_corrupt_examples_file_starts_afresh(tmp_path: Path, calibration: Calibration) -> None:
+    (tmp_path / "teaching-examples.json").write_text("{not json")
+    teacher = Teacher(tmp_path, lambda: calibration)
+    assert teacher.examples() == []
+    (tmp_path / "dice-profile.json").write_text(json.dumps({"kind": "something else"}))
+    assert teacher.profile() is None
+
+
+def test_the_cap_is_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="must be 1 to 5000"):
+        Teacher(tmp_path, lambda: None, cap=0)
+
+
+def _examples(teacher: Teacher, frame, reading) -> list:
+    from vision.profile import examples_from_reading
+
+    return examples_from_reading(
+        frame, reading, [d.value for d in reading.dice], teacher.calibration()
+    )
+
+
+def _truth_at(truth: dict, centre: tuple[float, float]) -> int:
+    nearest = min(
+        truth["dice"],
+        key=lambda d: (d["center"][0] - centre[0]) ** 2 + (d["center"][1] - centre[1]) ** 2,
+    )
+    return int(nearest["value"])
