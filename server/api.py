@@ -340,8 +340,12 @@ def games() -> Response:
     """Past and present games, newest first (``limit``, ``offset``)."""
     limit = _int_arg("limit", 50, 1, 500)
     offset = _int_arg("offset", 0, 0, 10**9)
-    rows = service().store.games(limit, offset)
-    return jsonify({"games": [row.to_json() for row in rows]})
+    store = service().store
+    rows = store.games(limit, offset)
+    corrections = store.corrections([row.id for row in rows])
+    return jsonify(
+        {"games": [{**row.to_json(), "corrections": corrections.get(row.id, 0)} for row in rows]}
+    )
 
 
 @bp.get("/games/<int:game_id>/record")

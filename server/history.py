@@ -166,6 +166,8 @@ def history() -> str:
     """Past games, records per player and preset, and the dice-fairness test."""
     store = current_app.extensions["zilch_tower"].store
     fair = fairness()
+    rows = store.games(100)
+    corrections = store.corrections([g.id for g in rows])
     games = [
         {
             "id": g.id,
@@ -175,8 +177,9 @@ def history() -> str:
             "status": STATUS_WORDS.get(g.status, g.status),
             "winners": g.winners,
             "scores": final_scores(g.summary),
+            "corrections": corrections.get(g.id, 0),
         }
-        for g in store.games(100)
+        for g in rows
     ]
     # a player with no finished game (a computer player of an abandoned game) has no best game
     records = [dict(r, played=r["wins"] + r["losses"] > 0) for r in store.records()]

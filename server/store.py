@@ -297,6 +297,13 @@ class Store:
             seq = int(cursor.lastrowid or 0)
             if step.roll is not None and step.game_id is not None:
                 player, values = step.roll
+                if step.action is not None and "correct" in step.action:
+                    # the corrected dice replace the misread ones in the fairness counts
+                    conn.execute(
+                        "DELETE FROM rolls WHERE seq = "
+                        "(SELECT MAX(seq) FROM rolls WHERE game_id = ?)",
+                        (step.game_id,),
+                    )
                 conn.execute(
                     "INSERT INTO rolls (seq, game_id, player, dice) VALUES (?, ?, ?, ?)",
                     (seq, step.game_id, player, ",".join(str(v) for v in values)),
@@ -496,6 +503,23 @@ class Store:
         with self._read_lock:
             rows = self._reader.execute(sql, params).fetchall()
         return [dict(row) for row in rows]
+
+    def corrections(self, game_ids: Sequence[int]) -> dict[int, int]:
+        """How often people said what the dice show, per game: the rolls they corrected
+        and the dice they entered when the tower could not read them (log kinds
+        ``correct`` and ``dice_entered``)."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" * len(game_ids))
+        with self._read_lock:
+            rows = self._reader.execute(
+                "SELECT journal.game_id AS game, COUNT(*) AS n FROM journal, json_each(journal.log) "
+                f"WHERE journal.game_id IN ({marks}) "
+                "AND json_extract(json_each.value, '$.kind') IN ('correct', 'dice_entered') "
+                "GROUP BY journal.game_id",
+                tuple(game_ids),
+            ).fetchall()
+        return {int(row["game"]): int(row["n"]) for row in rows}
 
     def face_counts(self) -> tuple[list[int], int]:
         """How often each face 1..6 showed in every scored roll, and the number of rolls."""

@@ -92,3 +92,30 @@ def test_meta(tmp_path) -> None:
     store.set_meta("seed", "5")
     store.set_meta("seed", "6")
     assert store.get_meta("seed") == "6"
+
+
+def test_a_corrected_roll_replaces_the_misread_one_and_counts(tmp_path) -> None:
+    store = _store(tmp_path)
+    first = store.start_game("dicenow", {}, ["Ann", "Ben"], {})
+    store.append(
+        Step(first, {}, action={"roll": [2, 2, 3, 4, 6, 6]}, roll=("Ann", [2, 2, 3, 4, 6, 6]))
+    )
+    corrected = {"kind": "correct", "player": "Ann", "text": "Cat corrects Ann's roll"}
+    store.append(
+        Step(
+            first,
+            {},
+            action={"correct": [1, 2, 3, 4, 6, 6], "by": "Cat"},
+            log=[corrected, {"kind": "zilch", "text": "Zilch!"}],
+            roll=("Ann", [1, 2, 3, 4, 6, 6]),
+        )
+    )
+    assert store.face_counts() == ([1, 1, 1, 1, 0, 2], 1)
+    second = store.start_game("dicenow", {}, ["Ann", "Ben"], {}, abandon=first)
+    entered = {"kind": "dice_entered", "text": "Cat says the dice show 1 1 1 2 3 4."}
+    store.append(
+        Step(second, {}, action={"roll": [1, 1, 1, 2, 3, 4]}, log=[entered], roll=("Ann", [1] * 6))
+    )
+    assert store.face_counts()[1] == 2
+    assert store.corrections([first, second, 99]) == {first: 1, second: 1}
+    assert store.corrections([]) == {}
