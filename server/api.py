@@ -485,6 +485,23 @@ def challenge() -> Response:
 # -- configuration (admin PIN) ----------------------------------------------------
 
 
+@bp.post("/correct")
+@table_pin
+def correct() -> Response:
+    """Say what the dice show: ``{"correct": [1, 5, 2, 3, 4, 6], "name": "Ann"}``.
+
+    Corrects the roll on the table before any set-aside from it, or enters
+    the dice the tower could not read after its last reshake; ``name`` (or
+    ``player``) is who says so, for the journal and the TV.
+    """
+    data = body(("correct", "name", "player"))
+    values = dice_field(data, "correct")
+    if "name" in data and "player" in data:
+        raise BadBody("say who corrects the dice in 'name' or in 'player', not both")
+    by = name_field(data, "name" if "name" in data else "player", required=False)
+    return act(lambda: service().correct(values, by))
+
+
 @bp.get("/config")
 @admin_pin
 def config() -> Response:

@@ -35,6 +35,7 @@ from server.table_state import (
     LOG_LENGTH,
     Announcement,
     AnnouncementKind,
+    Correction,
     LastShake,
     SnapshotError,
     TableError,
@@ -42,6 +43,7 @@ from server.table_state import (
     TableState,
     turn_token,
 )
+from server.teaching import Lessons, said_reading
 from server.tray import Hardware, Settled, TakenOut, Timing, Tray, TrayRight, Untouched
 from zilch import (
     Event,
@@ -63,6 +65,9 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMING = Timing()
 STORAGE_RETRY_S = 1.0  # a step the storage refused is tried again this much later
 CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
+# where a person may say what the roll on the table shows: while it waits for a
+# set-aside, or after it zilched (or scored "nothing") before anyone acts again
+CORRECT_PHASES = (TablePhase.CHOOSE, TablePhase.READY, TablePhase.RETURN_DICE)
 
 Command = Callable[..., object]
 Note = tuple[str, str]  # (kind, text) of a log entry the engine did not make
@@ -85,6 +90,7 @@ class Controller:
         heartbeat: Callable[[], None] = lambda: None,
         long_press_action: str = "new_game",
         solution: Callable[[RuleSet], Solution] | None = None,
+        lessons: Lessons | None = None,
     ) -> None:
         self.store = store
         self.hw = hardware
@@ -98,6 +104,7 @@ class Controller:
         self._heartbeat = heartbeat
         self.long_press_action = long_press_action
         self._solution = solution
+        self.lessons = lessons or Lessons()
         self._queue: queue.Queue[tuple[Command, tuple[object, ...], Future[object]]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -362,6 +369,7 @@ class Controller:
             refused=None,
             announcement=None,
             log=(),
+            correction=None,
         )
         text = f"New game of {preset}" + (": " + ", ".join(players) if players else "")
         self._after_game_change(following, [], notes=[("new_game", text + ".")])
@@ -457,6 +465,76 @@ class Controller:
         following = replace(self._state, game=game)
         self._after_game_change(following, events, action={"challenge": victim})
 
+    def correct(self, values: list[int], by: str | None = None) -> None:
+        """A person says what the dice show (anyone at the table, ``by`` naming them).
+
+        While a roll waits for its set-aside, or right after it zilched, the
+        engine takes it as a correction of that roll; after the last reshake
+        (``fix_tray``) the values are the roll the tower could not read.
+        """
+        now = self._state
+        game = self._need_game()
+        if now.phase.busy:
+            raise TableError("wait for the dice to be read before saying what they show")
+        if now.phase is TablePhase.FIX_TRAY:
+            self._enter_dice(values, by)
+            return
+        read = game.correctable()
+        if read is None:
+            raise IllegalAction(game.correct_refusal() or "there is no roll to correct now")
+        if now.phase not in CORRECT_PHASES:
+            raise IllegalAction(f"cannot correct the dice now: the table is {now.phase.value}")
+        action: dict[str, object] = {"correct": list(values)}
+        if by is not None:
+            action["by"] = by
+        game, events = game.after(action)
+        player = events[0].player or ""
+        dice = tuple(sorted(values))
+        following = replace(
+            now,
+            game=game,
+            refused=None,
+            in_tray=len(dice) if game.state.phase == "keep" else now.in_tray,
+            correction=Correction(player, dice, read, by),
+            reading=said_reading(now.reading, values),
+        )
+        adopted = self._after_game_change(
+            following, events, action=action, roll=(player, list(dice))
+        )
+        self.lessons.said(read, values)
+        if any(e.kind == "forgiven" for e in events) and adopted.phase is TablePhase.READY:
+            self._begin_shake(adopted)
+
+    def _enter_dice(self, values: list[int], by: str | None) -> None:
+        """After the last reshake: the dice a person says the unread roll shows."""
+        now = self._state
+        game = self._need_game()
+        player = game.state.current or ""
+        game, events = game.after({"roll": list(values)})
+        read = tuple(sorted(int(d["value"]) for d in (now.reading or {}).get("dice", [])))
+        dice = tuple(sorted(values))
+        who = by or "Someone at the table"
+        note = ("dice_entered", f"{who} says {player}'s dice show {dice_words(dice)}.")
+        following = replace(
+            now,
+            game=game,
+            in_tray=len(dice),
+            tries=0,
+            correction=Correction(player, dice, read, by, entered=True),
+            reading=said_reading(now.reading, values),
+        )
+        self.tray.show("ready")
+        adopted = self._after_game_change(
+            following,
+            events,
+            action={"roll": list(values)},
+            roll=(player, list(dice)),
+            notes=[note],
+        )
+        self.lessons.said(read, values)
+        if any(e.kind == "forgiven" for e in events) and adopted.phase is TablePhase.READY:
+            self._begin_shake(adopted)
+
     def touch(self) -> None:
         """Publish the state again (a table setting changed)."""
         self._commit(self._state)
@@ -544,6 +622,8 @@ class Controller:
         following = self._announce(following, events, notes)
         self._bot_due = self.clock() + self.timing.bot_delay_s
         adopted = self._commit(following, action=action, events=events, roll=roll, notes=notes)
+        if any(e.kind in ("turn_start", "game_over") for e in events):
+            self.lessons.turn_ended()
         if light is not None:
             self.tray.show(light)
         self.tray.poll_now()  # the loop moves or checks the dice next
@@ -591,6 +671,7 @@ class Controller:
     def _read_roll(self, settled: Settled) -> None:
         """A settled roll: score a sure reading, shake again on an unsure one."""
         reading = settled.reading
+        self.lessons.seen(settled.frame, reading)
         if reading.ok:
             self._score(reading.values, reading.to_json())
             return
@@ -606,7 +687,9 @@ class Controller:
         game = self._need_game()
         player = game.state.current or ""
         game, events = game.after({"roll": list(values)})
-        following = replace(self._state, game=game, reading=reading, in_tray=len(values), tries=0)
+        following = replace(
+            self._state, game=game, reading=reading, in_tray=len(values), tries=0, correction=None
+        )
         self.tray.show("ready")
         adopted = self._after_game_change(
             following, events, action={"roll": list(values)}, roll=(player, list(values))
@@ -615,7 +698,10 @@ class Controller:
             self._begin_shake(adopted)
 
     def _ask_fix(self, unsure: TableState, reason: str) -> None:
-        message = f"Please straighten the dice in the tray ({reason}), then press ROLL."
+        message = (
+            f"Please straighten the dice in the tray ({reason}), then press ROLL, "
+            "or say on a phone what the dice show."
+        )
         fix = replace(unsure, phase=TablePhase.FIX_TRAY, message=message)
         self._commit(fix, notes=[("fix_tray", message)])
         self.tray.show("attention")
@@ -679,8 +765,10 @@ class Controller:
     # -- between commands --------------------------------------------------------
 
     def _advance(self) -> None:
-        """Poll the tray, run host timers and computer players."""
+        """Poll the tray, run host timers and computer players; refit the profile between turns."""
         now = self._state
+        if now.phase in (TablePhase.READY, TablePhase.RETURN_DICE, TablePhase.OVER):
+            self.lessons.between_turns()
         game = now.game
         if game is None or game.state.finished:
             return

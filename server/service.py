@@ -20,13 +20,14 @@ from typing import Any, ClassVar
 
 from firmware import SimulatedTower, Tower, open_tower
 from server.config import Config
-from server.controller import Controller
+from server.controller import CORRECT_PHASES, Controller
 from server.events import Broker
 from server.hands import Hands, PeopleHands, SimClock, SimulatedHands
 from server.host import Host
 from server.solver_cache import CACHE_FOLDER, SolverCache
 from server.store import CorruptJournal, Store
-from server.table_state import TableError, TableState, turn_token
+from server.table_state import TableError, TablePhase, TableState, turn_token
+from server.teaching import Lessons, Teacher
 from server.tray import Hardware, Timing
 from vision import Calibration, FrameSource, RendererSource, SharedCamera, open_source
 from vision.watcher import CalibrationFile, DiceWatcher
@@ -76,6 +77,8 @@ class StateDocument:
             "finished": False,
             "winners": [],
             "log": [dict(entry) for entry in table.log],
+            "correction": None if table.correction is None else table.correction.to_json(),
+            "correctable": None,
             "table": {
                 "speech": self.speech(),
                 "next_game": self.host.next_game(self.wall_clock()),
@@ -108,6 +111,7 @@ class StateDocument:
         )
         doc["turn"] = self._turn(game)
         doc["table"]["join_open"] = "join" in game.allowed_actions()
+        doc["correctable"] = correctable(table)
         return doc
 
     def _turn(self, game: Game) -> dict[str, Any]:
@@ -186,6 +190,29 @@ class Solutions:
             return found
 
 
+def correctable(table: TableState) -> dict[str, Any] | None:
+    """What a phone may say the dice show now: ``{"mode", "count", "dice"}`` or None.
+
+    ``correct``: the roll on the table (``dice`` as read, in the reading's
+    order when the reading is of that roll); ``enter``: after the last
+    reshake, the ``count`` dice the tower could not read (``dice`` its best
+    guess, possibly fewer or more).
+    """
+    game = table.game
+    if game is None or game.state.finished or table.phase.busy:
+        return None
+    read = [int(d["value"]) for d in (table.reading or {}).get("dice", [])]
+    if table.phase is TablePhase.FIX_TRAY:
+        if game.state.phase != "roll":
+            return None
+        return {"mode": "enter", "count": game.state.turn.dice_left, "dice": read}
+    dice = game.correctable()
+    if dice is None or table.phase not in CORRECT_PHASES:
+        return None
+    in_order = read if sorted(read) == list(dice) else list(dice)
+    return {"mode": "correct", "count": len(dice), "dice": in_order}
+
+
 def empty_turn() -> dict[str, Any]:
     """The ``turn`` part of the state document between turns."""
     return {
@@ -239,6 +266,10 @@ class TableService:
         self.host = Host(config["host"]["call_timeout_s"], config["host"]["schedule"])
         self._speech = self.store.get_meta("speech")
         self.solutions = Solutions(self.state_dir / CACHE_FOLDER)
+        self.teacher = Teacher(
+            self.config.calibration_path.parent, self.hardware.watcher.calibration.get
+        )
+        self.hardware.watcher.profile = self.teacher.profile
         self.document = StateDocument(self.host, wall_clock, self.speech, self.solutions)
         self.controller = Controller(
             self.store,
@@ -252,6 +283,7 @@ class TableService:
             heartbeat=heartbeat,
             long_press_action=config["buttons"]["long_press_action"],
             solution=self.solutions.get,
+            lessons=Lessons(self.teacher),
         )
         self.max_streams: int | None = None  # live event streams allowed at once (None: any)
         self._doc: dict[str, Any] = {}
@@ -440,6 +472,11 @@ class TableService:
 
     def challenge(self, victim: str, player: str | None = None) -> dict[str, Any]:
         self.controller.call(self.controller.challenge, victim, player)
+        return self.state()
+
+    def correct(self, values: list[int], by: str | None = None) -> dict[str, Any]:
+        """Someone says what the dice show: the roll is corrected, or entered after a reshake."""
+        self.controller.call(self.controller.correct, values, by)
         return self.state()
 
     def sim_take_out(self) -> dict[str, Any]:

@@ -513,7 +513,8 @@ class Store:
         marks = ", ".join("?" * len(game_ids))
         with self._read_lock:
             rows = self._reader.execute(
-                "SELECT journal.game_id AS game, COUNT(*) AS n FROM journal, json_each(journal.log) "
+                "SELECT journal.game_id AS game, COUNT(*) AS n "
+                "FROM journal, json_each(journal.log) "
                 f"WHERE journal.game_id IN ({marks}) "
                 "AND json_extract(json_each.value, '$.kind') IN ('correct', 'dice_entered') "
                 "GROUP BY journal.game_id",

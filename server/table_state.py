@@ -128,6 +128,44 @@ class LastShake:
 
 
 @dataclass(frozen=True)
+class Correction:
+    """A person said what the dice of ``player``'s roll show: ``dice``, read as ``read``.
+
+    ``by`` names who said it (None when the phone gave no name); ``entered``
+    is true when the tower could not read the roll at all and the dice were
+    entered after the last reshake.
+    """
+
+    player: str
+    dice: tuple[int, ...]
+    read: tuple[int, ...]
+    by: str | None = None
+    entered: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "dice": list(self.dice),
+            "read": list(self.read),
+            "by": self.by,
+            "entered": self.entered,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Correction:
+        keys = {"player", "dice", "read", "by", "entered"}
+        if not isinstance(data, Mapping) or set(data) != keys:
+            raise SnapshotError(f"correction {data!r} is not {{{', '.join(sorted(keys))}}}")
+        player, by, entered = data["player"], data["by"], data["entered"]
+        if not isinstance(player, str) or not (by is None or isinstance(by, str)):
+            raise SnapshotError(f"correction {dict(data)!r}: player and by are names")
+        if not isinstance(entered, bool):
+            raise SnapshotError(f"correction {dict(data)!r}: entered is true or false")
+        dice, read = _dice(data, "dice"), _dice(data, "read")
+        return cls(player, dice or (), read or (), by, entered)
+
+
+@dataclass(frozen=True)
 class TableState:
     """Everything the table shows and resumes from, as one immutable value.
 
@@ -156,6 +194,7 @@ class TableState:
     refused: tuple[int, ...] | None = None
     last_shake: LastShake | None = None
     log: tuple[Mapping[str, Any], ...] = ()
+    correction: Correction | None = None  # who said what the dice show, until the next roll
 
     @property
     def playing(self) -> bool:
@@ -163,8 +202,12 @@ class TableState:
         return self.game is not None and not self.game.state.finished
 
     def to_json(self) -> dict[str, Any]:
-        """The snapshot stored with every journal row (the journal format)."""
-        return {
+        """The snapshot stored with every journal row (the journal format).
+
+        ``correction`` is written only while there is one, so rows without it
+        read as before.
+        """
+        snapshot = {
             "phase": self.phase.value,
             "message": self.message,
             "reading": None if self.reading is None else dict(self.reading),
@@ -179,6 +222,9 @@ class TableState:
             "bots": dict(self.bots),
             "last_shake": None if self.last_shake is None else self.last_shake.to_json(),
         }
+        if self.correction is not None:
+            snapshot["correction"] = self.correction.to_json()
+        return snapshot
 
     @classmethod
     def from_json(cls, data: object) -> TableState:
@@ -202,6 +248,7 @@ class TableState:
             raise SnapshotError(f"reading {reading!r} is not an object")
         announcement = data.get("announcement")
         last_shake = data.get("last_shake")
+        correction = data.get("correction")
         return cls(
             phase=TablePhase(phase),
             preset=_text(data, "preset"),
@@ -216,6 +263,7 @@ class TableState:
             announcement=None if announcement is None else Announcement.from_json(announcement),
             refused=_dice(data, "refused"),
             last_shake=None if last_shake is None else LastShake.from_json(last_shake),
+            correction=None if correction is None else Correction.from_json(correction),
         )
 
 
@@ -270,6 +318,7 @@ __all__ = [
     "LOG_LENGTH",
     "Announcement",
     "AnnouncementKind",
+    "Correction",
     "LastShake",
     "SnapshotError",
     "TableError",

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -68,6 +69,27 @@ def pair_values(read: Sequence[int], said: Sequence[int]) -> list[int | None]:
         only = rest.pop()
         paired = [only if v is None else v for v in paired]
     return paired
+
+
+def said_reading(reading: Mapping[str, Any] | None, said: Sequence[int]) -> dict[str, Any]:
+    """The reading as JSON after a person said the dice show ``said``: what the table shows.
+
+    Each die read keeps its place and takes the value said for it (a die
+    whose value changed is marked ``"corrected": true``); when the tower saw
+    another number of dice, the dice said replace them, without places.
+    """
+    dice = [dict(d) for d in (reading or {}).get("dice", [])]
+    if len(dice) != len(said):
+        plain = [{"value": int(v), "confidence": 1.0, "corrected": True} for v in said]
+        return {"dice": plain, "ok": True, "reason": ""}
+    paired = pair_values([int(d["value"]) for d in dice], said)
+    left = Counter(said) - Counter(v for v in paired if v is not None)
+    rest = iter(sorted(left.elements()))
+    for die, value in zip(dice, paired, strict=True):
+        true = next(rest) if value is None else value
+        if true != die["value"]:
+            die["value"], die["corrected"] = true, True
+    return {**dict(reading or {}), "dice": dice, "ok": True, "reason": ""}
 
 
 class Teacher:
@@ -221,4 +243,62 @@ class Teacher:
         self._profile_key = None  # reload (and check) on the next read
 
 
-__all__ = ["EXAMPLES_CAP", "EXAMPLES_NAME", "PROFILE_NAME", "Teacher", "pair_values"]
+class Lessons:
+    """What the table controller teaches the tower, on the controller's thread.
+
+    It remembers the frame and reading of the last roll read; when a person
+    says what that roll's dice show (a correction, or dice entered after the
+    last reshake) their crops become teaching examples; once a turn ends the
+    profile is refitted, before the next roll is read. Teaching never stops
+    the game: a failure is logged and the table plays on.
+    """
+
+    def __init__(self, teacher: Teacher | None = None) -> None:
+        self.teacher = teacher
+        self._seen: tuple[np.ndarray, Reading] | None = None
+        self._turn_over = False  # a turn ended and no roll was read since
+
+    def seen(self, frame: np.ndarray | None, reading: Reading) -> None:
+        """The tower read this roll (sure or not) in ``frame``."""
+        self._seen = None if frame is None else (frame, reading)
+        self._turn_over = False
+
+    def said(self, read: Sequence[int], values: Sequence[int]) -> int:
+        """A person said the roll read as ``read`` shows ``values`` (in the reading's order
+        when corrected die by die); returns how many dice were taught."""
+        if self.teacher is None or self._seen is None:
+            return 0
+        frame, reading = self._seen
+        if sorted(d.value for d in reading.dice) != sorted(read) or len(values) != len(read):
+            return 0  # the frame in hand is not of that roll
+        try:
+            taught = self.teacher.add_from_reading(frame, reading, values)
+        except (OSError, ValueError) as exc:  # ProfileError is a ValueError
+            log.warning("could not keep the corrected dice as teaching examples: %s", exc)
+            return 0
+        return sum(v is not None for v in taught)
+
+    def turn_ended(self) -> None:
+        """A turn is over: until the next roll is read, the profile may be refitted."""
+        self._turn_over = True
+
+    def between_turns(self) -> DiceProfile | None:
+        """After a turn ended and before the next roll is read: refit if examples were added."""
+        if not self._turn_over or self.teacher is None or not self.teacher.pending:
+            return None
+        try:
+            return self.teacher.refit()
+        except (OSError, ValueError) as exc:
+            log.warning("could not refit the dice profile: %s", exc)
+            return None
+
+
+__all__ = [
+    "EXAMPLES_CAP",
+    "EXAMPLES_NAME",
+    "PROFILE_NAME",
+    "Lessons",
+    "Teacher",
+    "pair_values",
+    "said_reading",
+]

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from firmware import Tower
 from server.hands import Hands, multiset_minus
 from server.table_state import LastShake, TablePhase
@@ -50,9 +52,10 @@ class Timing:
 
 @dataclass(frozen=True)
 class Settled:
-    """The dice stopped (or the settle time ran out) and were read."""
+    """The dice stopped (or the settle time ran out) and were read in ``frame``."""
 
     reading: Reading
+    frame: np.ndarray | None = None  # kept so that a person's correction can teach the tower
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ class Tray:
             return None
         watcher.stop()
         self.show("reading")
-        return Settled(watcher.read(frame, dice))
+        return Settled(watcher.read(frame, dice), frame)
 
     def look(self, expected: int | None = None) -> Reading:
         """Read the tray now; the next look is a poll interval away."""

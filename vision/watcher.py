@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, load_calibration
+from vision.profile import DiceProfile, ProfileError
 from vision.reader import read_dice
 from vision.reading import Reading
 from vision.settle import SettleDetector
@@ -67,8 +68,10 @@ class DiceWatcher:
         self,
         calibration: CalibrationFile,
         detector: Callable[[], SettleDetector] = SettleDetector,
+        profile: Callable[[], DiceProfile | None] = lambda: None,
     ) -> None:
         self.calibration = calibration
+        self.profile = profile  # the tower's taught dice set, when it has one
         self._new_detector = detector
         self._detector: SettleDetector | None = None
 
@@ -98,8 +101,16 @@ class DiceWatcher:
         self._detector = None
 
     def read(self, frame: np.ndarray, expected: int | None = None) -> Reading:
-        """The dice in ``frame`` with the tower's calibration; ``expected`` dice should be there."""
-        return read_dice(frame, self.calibration.get(), expected=expected)
+        """The dice in ``frame`` with the tower's calibration and dice profile; ``expected``
+        dice should be there. A profile that does not fit the frame is set aside (logged)."""
+        calibration = self.calibration.get()
+        profile = self.profile()
+        if profile is not None:
+            try:
+                return read_dice(frame, calibration, expected=expected, profile=profile)
+            except ProfileError as exc:
+                log.warning("reading without the dice profile: %s", exc)
+        return read_dice(frame, calibration, expected=expected)
 
 
 __all__ = ["CalibrationFile", "DiceWatcher"]

@@ -93,3 +93,20 @@ def test_a_bad_snapshot_is_refused_naming_the_field(change: dict, named: str) ->
 def test_a_snapshot_that_is_not_an_object_is_refused() -> None:
     with pytest.raises(SnapshotError, match="is an object"):
         TableState.from_json(["ready"])
+
+
+def test_a_correction_is_kept_in_the_snapshot() -> None:
+    from server.table_state import Correction
+
+    correction = Correction("Ann", (1, 2, 3, 4, 6, 6), (2, 2, 3, 4, 6, 6), "Cat")
+    state = replace(TableState.from_json(SNAPSHOT), correction=correction)
+    snapshot = json.loads(json.dumps(state.to_json()))
+    assert snapshot["correction"]["by"] == "Cat"
+    assert TableState.from_json(snapshot).correction == correction
+    for bad, message in [
+        ({**snapshot["correction"], "dice": [7]}, "die values 1..6"),
+        ({**snapshot["correction"], "by": 5}, "player and by are names"),
+        ({"player": "Ann"}, "correction"),
+    ]:
+        with pytest.raises(SnapshotError, match=message):
+            TableState.from_json({**snapshot, "correction": bad})

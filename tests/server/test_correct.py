@@ -1,0 +1,233 @@
+"""Saying what the dice show: POST /api/correct, its journal, the TV's state and teaching."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.app import create_app
+from server.service import TableService
+from tests.server.conftest import FAST, PIN, make_config
+from vision import Reading
+from zilch import replay
+
+ZILCH_SIX = [2, 2, 3, 4, 6, 6]
+OTHER_ZILCH_SIX = [2, 3, 3, 4, 6, 6]
+
+
+def _post(client, path: str, body: object, headers: dict | None = None):
+    return client.post(
+        path,
+        data=json.dumps(body),
+        headers=PIN if headers is None else headers,
+        content_type="application/json",
+    )
+
+
+def _start_and_roll(client, service: TableService) -> dict:
+    state = _post(client, "/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert state.status_code == 200, state.get_json()
+    assert _post(client, "/api/roll", {}).status_code == 200
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["log"][-1]["kind"] in ("roll", "zilch", "turn_start"), state["log"][-1]
+    return state
+
+
+def _rolled(state: dict) -> list[int]:
+    roll = state["turn"]["roll"] or [d["value"] for d in state["reading"]["dice"]]
+    return sorted(roll)
+
+
+def _a_zilch_other_than(dice: list[int]) -> list[int]:
+    return ZILCH_SIX if sorted(dice) != ZILCH_SIX else OTHER_ZILCH_SIX
+
+
+def _in_reading_order(read: list[int], target: list[int]) -> list[int]:
+    """``target`` ordered as a phone sends it after tapping the dice that were misread."""
+    left = list(target)
+    said: list[int | None] = []
+    for value in read:
+        said.append(left.pop(left.index(value)) if value in left else None)
+    return [left.pop(0) if v is None else v for v in said]
+
+
+def test_a_roll_corrected_from_a_phone(client, service: TableService, config) -> None:
+    state = _start_and_roll(client, service)
+    rolled = _rolled(state)
+    assert state["correctable"] == {
+        "mode": "correct",
+        "count": 6,
+        "dice": [d["value"] for d in state["reading"]["dice"]],
+    }
+    zilch = _a_zilch_other_than(rolled)
+    said = _in_reading_order(state["correctable"]["dice"], zilch)
+    response = _post(client, "/api/correct", {"correct": said, "name": "Cat"})
+    assert response.status_code == 200, response.get_json()
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    # a corrected roll without a scoring die is a zilch: Ben's turn
+    assert state["current"] == "Ben" and state["players"][0]["streak"] == 1
+    assert state["correction"] == {
+        "player": "Ann",
+        "dice": zilch,
+        "read": rolled,
+        "by": "Cat",
+        "entered": False,
+    }
+    assert sorted(d["value"] for d in state["reading"]["dice"]) == zilch
+    texts = [entry["text"] for entry in state["log"]]
+    assert any(t.startswith("Cat corrects Ann's roll: " + " ".join(map(str, zilch))) for t in texts)
+    # out of the zilch again: Ann chooses from 1 1 1 2 3 4
+    response = _post(client, "/api/correct", {"correct": [4, 1, 1, 1, 2, 3], "player": "Ben"})
+    assert response.status_code == 200, response.get_json()
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["current"] == "Ann" and state["phase"] == "choose"
+    assert state["turn"]["roll"] == [1, 1, 1, 2, 3, 4]
+    assert state["players"][0]["streak"] == 0 and state["correction"]["by"] == "Ben"
+    # the journal keeps who corrected it; the record replays to the same table
+    game_id = state["game_id"]
+    record = client.get(f"/api/games/{game_id}/record").get_json()
+    assert record["actions"][-2:] == [
+        {"correct": said, "by": "Cat"},
+        {"correct": [4, 1, 1, 1, 2, 3], "by": "Ben"},
+    ]
+    assert replay(record).summary()["current"] == "Ann"
+    # /history and /api/games count the corrections; the fairness counts hold the true dice
+    games = client.get("/api/games").get_json()["games"]
+    assert games[0]["corrections"] == 2
+    page = client.get("/history").get_data(as_text=True)
+    assert 'data-corrections="2"' in page
+    assert service.store.face_counts() == ([3, 1, 1, 1, 0, 0], 1)
+    # the corrected dice went to the teaching examples, and a profile was fitted between turns
+    state_dir = Path(config.calibration_path).parent
+    examples = json.loads((state_dir / "teaching-examples.json").read_text())["examples"]
+    assert sorted(e["value"] for e in examples) == sorted(zilch)
+    assert (state_dir / "dice-profile.json").exists()
+    assert service.teacher.profile() is not None
+
+
+def test_a_correction_survives_a_restart(tmp_path: Path) -> None:
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        client = create_app(config, table, test_config={"TESTING": True}).test_client()
+        state = _start_and_roll(client, table)
+        zilch = _a_zilch_other_than(_rolled(state))
+        assert _post(client, "/api/correct", {"correct": zilch, "name": "Cat"}).status_code == 200
+        assert table.wait_quiet()
+        before = table.state()
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        after = table.state()
+        assert after["correction"] == before["correction"] and after["current"] == "Ben"
+        assert after["players"] == before["players"]
+
+
+@pytest.fixture
+def chosen(client, service: TableService) -> Iterator[dict]:
+    """A game whose first roll waits for a set-aside (re-rolled through corrections if not)."""
+    state = _start_and_roll(client, service)
+    if state["phase"] != "choose":
+        response = _post(client, "/api/correct", {"correct": [1, 5, 2, 3, 4, 6]})
+        assert response.status_code == 200, response.get_json()
+        assert service.wait_quiet()
+        state = client.get("/api/state").get_json()
+    assert state["phase"] == "choose" and state["current"] == "Ann"
+    yield state
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "message"),
+    [
+        ({"correct": [1, 2, 3, 4, 5]}, None, 400, "has 5 dice; it must have exactly 6"),
+        ({"correct": [1, 2, 3, 4, 5, 7]}, None, 400, "die values from 1 to 6"),
+        ({"correct": [1, 2, 3, 4, 5, 0]}, None, 400, "die values from 1 to 6"),
+        ({"correct": "123456"}, None, 400, "'correct' must be a list"),
+        ({}, None, 400, "'correct' must be a list"),
+        ({"correct": [1] * 6, "name": "A", "player": "B"}, None, 400, "not both"),
+        ({"correct": [1] * 6, "name": ""}, None, 400, "'name' must be a player's name"),
+        ({"correct": [1] * 6, "who": "Ann"}, None, 400, "unknown field 'who'"),
+        ({"correct": [1] * 6}, {}, 401, "X-Table-Pin"),
+        ({"correct": [1] * 6}, {"X-Table-Pin": "0000"}, 401, "X-Table-Pin"),
+    ],
+)
+def test_bad_corrections_change_nothing(
+    client, chosen: dict, body: dict, headers: dict | None, status: int, message: str
+) -> None:
+    before = client.get("/api/state").get_json()
+    response = _post(client, "/api/correct", body, headers)
+    assert response.status_code == status
+    error = response.get_json()["error"]
+    assert message in error and "\n" not in error
+    assert client.get("/api/state").get_json() == before
+
+
+def test_no_correction_after_a_set_aside_or_the_game(client, service, chosen: dict) -> None:
+    best = chosen["turn"]["best"]["dice"]
+    assert _post(client, "/api/keep", {"keep": best}).status_code == 200
+    assert service.wait_quiet()
+    before = client.get("/api/state").get_json()
+    assert before["correctable"] is None
+    response = _post(client, "/api/correct", {"correct": [1] * len(chosen["turn"]["roll"])})
+    assert response.status_code == 409
+    assert "before any set-aside" in response.get_json()["error"]
+    assert client.get("/api/state").get_json() == before
+
+
+def test_no_correction_without_a_game_or_after_it(client, service) -> None:
+    response = _post(client, "/api/correct", {"correct": [1] * 6})
+    assert response.status_code == 409 and "no game is running" in response.get_json()["error"]
+    # a target of 1,000, reached by a roll corrected to six 1s; Ben skips his final turn
+    body = {"preset": "dicenow", "players": ["Ann", "Ben"], "rules": {"target": 1000}}
+    assert _post(client, "/api/new-game", body).status_code == 200
+    assert _post(client, "/api/roll", {}).status_code == 200
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["correctable"]["count"] == 6
+    assert _post(client, "/api/correct", {"correct": [1] * 6, "name": "Ann"}).status_code == 200
+    assert service.wait_quiet()
+    assert _post(client, "/api/keep", {"keep": [1] * 6}).status_code == 200
+    assert service.wait_quiet()
+    assert _post(client, "/api/bank", {}).status_code == 200
+    assert _post(client, "/api/skip", {}).status_code == 200
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["finished"] and state["winners"] == ["Ann"] and state["correctable"] is None
+    response = _post(client, "/api/correct", {"correct": [1] * 6})
+    assert response.status_code == 409 and "game is over" in response.get_json()["error"]
+    assert client.get("/api/state").get_json() == state
+
+
+def test_dice_entered_after_the_last_reshake(client, service: TableService, monkeypatch) -> None:
+    watcher = service.hardware.watcher
+    sure = watcher.read
+
+    def unsure(frame, expected=None):
+        reading = sure(frame, expected)
+        return Reading(reading.dice, False, "the die at the left wall is leaning")
+
+    monkeypatch.setattr(watcher, "read", unsure)
+    _post(client, "/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert _post(client, "/api/roll", {}).status_code == 200
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["phase"] == "fix_tray" and "say on a phone" in state["message"]
+    assert state["correctable"]["mode"] == "enter" and state["correctable"]["count"] == 6
+    before = state
+    response = _post(client, "/api/correct", {"correct": [1, 2, 3, 4, 5]})
+    assert response.status_code == 400 and "exactly 6" in response.get_json()["error"]
+    assert client.get("/api/state").get_json() == before
+    monkeypatch.setattr(watcher, "read", sure)
+    response = _post(client, "/api/correct", {"correct": [5, 1, 1, 2, 3, 4], "name": "Dee"})
+    assert response.status_code == 200, response.get_json()
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["phase"] == "choose" and state["turn"]["roll"] == [1, 1, 2, 3, 4, 5]
+    assert state["correction"]["entered"] and state["correction"]["by"] == "Dee"
+    assert any(e["kind"] == "dice_entered" and "Dee says" in e["text"] for e in state["log"])
+    record = client.get(f"/api/games/{state['game_id']}/record").get_json()
+    assert record["actions"] == [{"roll": [5, 1, 1, 2, 3, 4]}]
+    assert client.get("/api/games").get_json()["games"][0]["corrections"] == 1
