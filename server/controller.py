@@ -513,8 +513,11 @@ class Controller:
         game, events = game.after({"roll": list(values)})
         read = tuple(sorted(int(d["value"]) for d in (now.reading or {}).get("dice", [])))
         dice = tuple(sorted(values))
-        who = by or "Someone at the table"
-        note = ("dice_entered", f"{who} says {player}'s dice show {dice_words(dice)}.")
+        by_whom = f" by {by}" if by else ""
+        note = (
+            "dice_entered",
+            f"{player}'s roll entered{by_whom}: {dice_words(dice)} (the tower could not read it).",
+        )
         following = replace(
             now,
             game=game,

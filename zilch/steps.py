@@ -155,7 +155,7 @@ def corrected(
 ) -> None:
     """Announce a correction of the current player's roll (``undone``: what the old roll led to)."""
     name = step.state.current
-    who = f"{by} corrects {name}'s roll" if by else f"{name}'s roll is corrected"
+    who = f"{name}'s roll corrected by {by}" if by else f"{name}'s roll corrected"
     text = f"{who}: {dice_text(dice)}, not {dice_text(read)}."
     if undone != "keep":
         text = f"{text[:-1]}; {UNDONE[undone]} is undone."

@@ -109,6 +109,8 @@ const Zilch = (() => {
       lastGame = state.game_id;
       if (seq !== null) lastSeq = seq;
       onState(state);
+      /* the page's own additions (correct.js) follow the same states, after the page */
+      document.dispatchEvent(new CustomEvent("zilch:state", { detail: state }));
     };
     const status = (online) => onStatus && onStatus(online);
 

@@ -80,7 +80,9 @@ def test_a_roll_corrected_from_a_phone(client, service: TableService, config) ->
     }
     assert sorted(d["value"] for d in state["reading"]["dice"]) == zilch
     texts = [entry["text"] for entry in state["log"]]
-    assert any(t.startswith("Cat corrects Ann's roll: " + " ".join(map(str, zilch))) for t in texts)
+    assert any(
+        t.startswith("Ann's roll corrected by Cat: " + " ".join(map(str, zilch))) for t in texts
+    )
     # out of the zilch again: Ann chooses from 1 1 1 2 3 4
     response = _post(client, "/api/correct", {"correct": [4, 1, 1, 1, 2, 3], "player": "Ben"})
     assert response.status_code == 200, response.get_json()
@@ -227,7 +229,10 @@ def test_dice_entered_after_the_last_reshake(client, service: TableService, monk
     state = client.get("/api/state").get_json()
     assert state["phase"] == "choose" and state["turn"]["roll"] == [1, 1, 2, 3, 4, 5]
     assert state["correction"]["entered"] and state["correction"]["by"] == "Dee"
-    assert any(e["kind"] == "dice_entered" and "Dee says" in e["text"] for e in state["log"])
+    assert any(
+        e["kind"] == "dice_entered" and "roll entered by Dee: 1 1 2 3 4 5" in e["text"]
+        for e in state["log"]
+    )
     record = client.get(f"/api/games/{state['game_id']}/record").get_json()
     assert record["actions"] == [{"roll": [5, 1, 1, 2, 3, 4]}]
     assert client.get("/api/games").get_json()["games"][0]["corrections"] == 1

@@ -100,7 +100,7 @@ def test_a_corrected_roll_replaces_the_misread_one_and_counts(tmp_path) -> None:
     store.append(
         Step(first, {}, action={"roll": [2, 2, 3, 4, 6, 6]}, roll=("Ann", [2, 2, 3, 4, 6, 6]))
     )
-    corrected = {"kind": "correct", "player": "Ann", "text": "Cat corrects Ann's roll"}
+    corrected = {"kind": "correct", "player": "Ann", "text": "Ann's roll corrected by Cat"}
     store.append(
         Step(
             first,

@@ -306,7 +306,7 @@ def test_a_correction_is_recorded_with_who_made_it() -> None:
     assert events[0].player == "Ann"
     assert (
         events[0].text
-        == "Cat corrects Ann's roll: 1 2 3 4 6 6, not 2 2 3 4 6 6; the zilch is undone."
+        == "Ann's roll corrected by Cat: 1 2 3 4 6 6, not 2 2 3 4 6 6; the zilch is undone."
     )
     assert events[0].data == {
         "dice": [1, 2, 3, 4, 6, 6],
@@ -318,7 +318,7 @@ def test_a_correction_is_recorded_with_who_made_it() -> None:
     assert game.actions[-1] == {"correct": [6, 1, 3, 4, 6, 2], "by": "Cat"}
     game.correct([1, 2, 3, 4, 5, 6])
     assert game.actions[-1] == {"correct": [1, 2, 3, 4, 5, 6]}
-    assert game.journal[-1].text == "Ann's roll is corrected: 1 2 3 4 5 6, not 1 2 3 4 6 6."
+    assert game.journal[-1].text == "Ann's roll corrected: 1 2 3 4 5 6, not 1 2 3 4 6 6."
     saved = json.loads(json.dumps(game.to_json()))
     assert Game.from_json(saved).to_json() == game.to_json()
     game.keep([1, 2, 3, 4, 5, 6])

@@ -1,0 +1,138 @@
+"""Saying what the dice show from a phone, and the TV's "corrected by", in headless Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tower_pages import TABLE_PIN, LiveTable
+
+from vision import Reading
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 412, "height": 915, "is_mobile": True, "has_touch": True}
+ZILCHES = ([2, 2, 3, 4, 6, 6], [2, 3, 3, 4, 6, 6])
+
+
+def _phone_as(page_for: Any, live_table: LiveTable, name: str) -> Any:
+    page = page_for(**PHONE)
+    page.goto(live_table.url + f"/play#pin={TABLE_PIN}")
+    page.evaluate("name => localStorage.setItem('zilch.name', name)", name)
+    page.reload()
+    page.wait_for_selector("#connection[data-online='true']")
+    return page
+
+
+def _tv(page_for: Any, live_table: LiveTable) -> Any:
+    page = page_for()
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#connection[data-online='true']")
+    return page
+
+
+def _shown(page: Any, root: str, live_table: LiveTable) -> dict[str, Any]:
+    assert live_table.service.wait_quiet(15)
+    state: dict[str, Any] = live_table.service.state()
+    page.wait_for_function(
+        "([root, seq]) => Number(document.getElementById(root).dataset.seq) >= seq",
+        arg=[root, state["seq"]],
+    )
+    return state
+
+
+def _in_reading_order(read: list[int], target: list[int]) -> list[int]:
+    left = list(target)
+    said: list[int | None] = []
+    for value in read:
+        said.append(left.pop(left.index(value)) if value in left else None)
+    return [left.pop(0) if v is None else v for v in said]
+
+
+def _tap_to(page: Any, wanted: list[int]) -> None:
+    """Tap each die of the correction panel until it shows the wanted value."""
+    for index, value in enumerate(wanted):
+        die = page.locator(f"#correct-dice [data-index='{index}']")
+        shown = int(die.get_attribute("data-value"))
+        for _ in range((value - shown) % 6):
+            die.click()
+        assert (
+            int(page.locator(f"#correct-dice [data-index='{index}']").get_attribute("data-value"))
+            == value
+        )
+
+
+def test_a_misread_roll_corrected_from_a_phone(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    phone = _phone_as(page_for, live_table, "Ben")  # anyone at the table may correct
+    tv = _tv(page_for, live_table)
+    live_table.post("/api/roll")
+    state = _shown(phone, "play", live_table)
+    offer = state["correctable"]
+    assert offer["mode"] == "correct"
+    phone.wait_for_selector("#correct-panel:not([hidden])")
+    assert phone.text_content("#correct-title") == "Dice read wrong?"
+    assert phone.is_disabled("#correct-send"), "nothing changed yet: nothing to send"
+    zilch = next(z for z in ZILCHES if z != sorted(offer["dice"]))
+    wanted = _in_reading_order(offer["dice"], zilch)
+    _tap_to(phone, wanted)
+    assert phone.locator("#correct-dice .changed").count() == sum(
+        a != b for a, b in zip(wanted, offer["dice"], strict=True)
+    )
+    phone.screenshot(path=str(artifacts / "correct-phone.png"))
+    with phone.expect_response("**/api/correct") as answer:
+        phone.click("#correct-send")
+    assert answer.value.status == 200
+    state = _shown(tv, "tv", live_table)
+    assert state["correction"]["by"] == "Ben" and state["current"] == "Ben"
+    tv.wait_for_selector("#correction-note:not([hidden])")
+    assert tv.text_content("#correction-note") == "corrected by Ben"
+    shown = tv.eval_on_selector_all("#tray [data-die]", "els => els.map(e => +e.dataset.die)")
+    assert sorted(shown) == zilch
+    assert tv.locator("#log li", has_text="Ann's roll corrected by Ben").count() == 1
+    tv.screenshot(path=str(artifacts / "correct-tv.png"))
+    # the panel goes once the next roll is on the table and not correctable
+    phone.wait_for_selector("#error", state="hidden")
+    assert not phone.js_errors and not tv.js_errors
+
+
+def test_dice_entered_from_a_phone_after_the_last_reshake(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    watcher = live_table.service.hardware.watcher
+    sure = watcher.read
+
+    def unsure(frame: Any, expected: int | None = None) -> Reading:
+        reading = sure(frame, expected)
+        return Reading(reading.dice, False, "the die at the left wall is leaning")
+
+    watcher.read = unsure
+    try:
+        live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+        phone = _phone_as(page_for, live_table, "Ann")
+        live_table.post("/api/roll")
+        state = _shown(phone, "play", live_table)
+        assert state["phase"] == "fix_tray"
+    finally:
+        watcher.read = sure
+    tv = _tv(page_for, live_table)
+    phone.wait_for_selector("#correct-panel:not([hidden])")
+    assert phone.text_content("#correct-title") == "Tell the tower what the dice show"
+    assert phone.locator("#correct-dice [data-die]").count() == 6
+    _tap_to(phone, [1, 1, 1, 5, 2, 3])
+    phone.screenshot(path=str(artifacts / "correct-enter-phone.png"))
+    with phone.expect_response("**/api/correct") as answer:
+        phone.click("#correct-send")
+    assert answer.value.status == 200
+    state = _shown(tv, "tv", live_table)
+    assert state["phase"] == "choose" and state["turn"]["roll"] == [1, 1, 1, 2, 3, 5]
+    tv.wait_for_selector("#correction-note:not([hidden])")
+    assert tv.text_content("#correction-note") == "entered by Ann"
+    assert tv.locator("#log li", has_text="Ann's roll entered by Ann").count() == 1
+    tv.screenshot(path=str(artifacts / "correct-enter-tv.png"))
+    phone.wait_for_selector("#correct-panel:not([hidden])")  # still correctable until a set-aside
+    assert phone.text_content("#correct-title") == "Dice read wrong?"
+    assert not phone.js_errors and not tv.js_errors
