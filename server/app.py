@@ -15,7 +15,7 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from server import api, calibration_api, history, pages
+from server import api, calibration_api, history, pages, teach_api
 from server.config import Config, load_config
 from server.security import HostCheck, add_security_headers
 from server.service import TableService
@@ -43,6 +43,7 @@ def create_app(
     app.extensions["zilch_tower"] = service
     app.register_blueprint(pages.bp)
     app.register_blueprint(calibration_api.bp)
+    app.register_blueprint(teach_api.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(history.bp)
     app.register_error_handler(HTTPException, _http_error)

@@ -562,6 +562,18 @@ class Controller:
         if ops:
             self._commit(replace(now, in_tray=self.hands.in_tray(now.in_tray)), tower=ops)
 
+    def shake_between_games(self) -> None:
+        """Shake the tower with no game running (the calibration page's teach step).
+
+        Journaled before it happens, as every shake is, so the simulator
+        replays it after a restart.
+        """
+        now = self._state
+        if now.playing or now.phase.busy:
+            raise TableError("a game is running: teach the tower its dice between games")
+        self._commit(now, tower=[["shake"]])
+        self.tray.shake(None)
+
     def _need_game(self, player: str | None = None, turn: str | None = None) -> Game:
         """The running game; refused when ``player`` is not to play or ``turn`` has ended.
 

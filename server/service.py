@@ -18,6 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from firmware import SimulatedTower, Tower, open_tower
 from server.config import Config
 from server.controller import CORRECT_PHASES, Controller
@@ -29,7 +31,16 @@ from server.store import CorruptJournal, Store
 from server.table_state import TableError, TablePhase, TableState, turn_token
 from server.teaching import Lessons, Teacher
 from server.tray import Hardware, Timing
-from vision import Calibration, FrameSource, RendererSource, SharedCamera, open_source
+from vision import (
+    Calibration,
+    FrameSource,
+    Reading,
+    RendererSource,
+    SharedCamera,
+    open_source,
+    read_dice,
+)
+from vision.settle import SettleDetector
 from vision.watcher import CalibrationFile, DiceWatcher
 from zilch import Game, GameState, RuleSet, find_preset
 from zilch.strategy import advice, coach, preview, solve_cached
@@ -478,6 +489,22 @@ class TableService:
         """Someone says what the dice show: the roll is corrected, or entered after a reshake."""
         self.controller.call(self.controller.correct, values, by)
         return self.state()
+
+    def teach_roll(self) -> tuple[np.ndarray, Reading]:
+        """The calibration page's teach step: shake the tower, wait for the dice, read them.
+
+        Read with the tower's calibration and without its profile (a person
+        says what each die shows). Raises ``TableError`` while a game runs.
+        """
+        self.controller.call(self.controller.shake_between_games)
+        detector = SettleDetector()
+        deadline = time.monotonic() + self.timing.settle_timeout_s
+        frame = np.asarray(self.hardware.camera.read())
+        while not detector.update(frame) and time.monotonic() < deadline:
+            time.sleep(0.02)
+            frame = np.asarray(self.hardware.camera.read())
+        calibration = self.hardware.watcher.calibration.get()
+        return frame, read_dice(frame, calibration, expected=6)
 
     def sim_take_out(self) -> dict[str, Any]:
         """Simulator, between games: take every die out of the tray (journaled)."""

@@ -1,0 +1,75 @@
+"""The calibration page's teach step in Chromium: the tower rolls, the host confirms, it learns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tower_pages import ADMIN_PIN, LiveTable
+
+from vision.calibration import load_calibration
+from vision.profile import load_examples, load_profile
+
+pytestmark = pytest.mark.browser
+
+
+def _calibrate(page: Any) -> None:
+    """The two captures, the test read and the save, as a host does them."""
+    page.click("[data-sim='take-out']")
+    page.wait_for_function(
+        "document.getElementById('live-reading').textContent.startsWith('no dice read')"
+    )
+    page.click("#capture-empty")
+    page.wait_for_selector("#calibrate[data-step='dice']")
+    page.click("[data-sim='put-back']")
+    page.wait_for_function(
+        "document.getElementById('live-reading').textContent.startsWith('6 dice read')"
+    )
+    page.click("#capture-dice")
+    page.wait_for_selector("#calibrate[data-step='test']")
+    page.click("#test-read")
+    page.wait_for_selector("#calibrate[data-step='save']")
+    page.click("#save")
+    page.wait_for_function("document.getElementById('saved').textContent.includes('Saved')")
+
+
+def test_the_host_teaches_the_tower_its_dice(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    page = page_for(1280, 900)
+    page.goto(live_table.url + "/calibrate")
+    page.fill("#pin-input", ADMIN_PIN)
+    page.click("#pin-form button[type=submit]")
+    page.wait_for_function("Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    _calibrate(page)
+    assert page.is_disabled("#teach-learn")
+    for n in range(3):
+        page.click("#teach-roll")
+        page.wait_for_selector(f"#teach-rolls [data-roll='{n}']")
+        roll = page.locator(f"#teach-rolls [data-roll='{n}']")
+        assert roll.locator("img").count() == 6
+        assert roll.locator("img").first.evaluate("img => img.naturalWidth") == 64
+        if n == 1:  # the host corrects the first die: two taps
+            die = roll.locator("[data-index='0']")
+            before = int(die.get_attribute("data-value"))
+            die.click()
+            page.locator(f"#teach-rolls [data-roll='{n}'] [data-index='0']").click()
+            changed = page.locator(f"#teach-rolls [data-roll='{n}'] [data-index='0']")
+            assert int(changed.get_attribute("data-value")) == (before + 1) % 6 + 1
+            page.screenshot(path=str(artifacts / "teach-correcting.png"), full_page=True)
+        page.locator(f"#teach-rolls [data-roll='{n}'] [data-confirm]").click()
+        page.wait_for_selector(f"#teach-rolls [data-roll='{n}'].confirmed")
+    assert "18 dice confirmed" in page.text_content("#teach-status")
+    page.click("#teach-learn")
+    page.wait_for_selector("#teach-status.learned")
+    assert "learned these dice from 18 dice" in page.text_content("#teach-status")
+    page.screenshot(path=str(artifacts / "teach-learned.png"), full_page=True)
+
+    state_dir = live_table.config.calibration_path.parent
+    calibration = load_calibration(live_table.config.calibration_path)
+    profile = load_profile(state_dir / "dice-profile.json", calibration)
+    assert sum(profile.counts) == 18
+    assert len(load_examples(state_dir / "teaching-examples.json")) == 18
+    assert live_table.service.teacher.profile() is not None
+    assert page.js_errors == []
