@@ -516,7 +516,7 @@ class Controller:
         by_whom = f" by {by}" if by else ""
         note = (
             "dice_entered",
-            f"{player}'s roll entered{by_whom}: {dice_words(dice)} (the tower could not read it).",
+            f"{player}'s roll entered{by_whom}: {dice_text(dice)} (the tower could not read it).",
         )
         following = replace(
             now,
