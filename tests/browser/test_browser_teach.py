@@ -18,20 +18,20 @@ def _calibrate(page: Any) -> None:
     """The two captures, the test read and the save, as a host does them."""
     page.click("[data-sim='take-out']")
     page.wait_for_function(
-        "document.getElementById('live-reading').textContent.startsWith('no dice read')"
+        "() => document.getElementById('live-reading').textContent.startsWith('no dice read')"
     )
     page.click("#capture-empty")
     page.wait_for_selector("#calibrate[data-step='dice']")
     page.click("[data-sim='put-back']")
     page.wait_for_function(
-        "document.getElementById('live-reading').textContent.startsWith('6 dice read')"
+        "() => document.getElementById('live-reading').textContent.startsWith('6 dice read')"
     )
     page.click("#capture-dice")
     page.wait_for_selector("#calibrate[data-step='test']")
     page.click("#test-read")
     page.wait_for_selector("#calibrate[data-step='save']")
     page.click("#save")
-    page.wait_for_function("document.getElementById('saved').textContent.includes('Saved')")
+    page.wait_for_function("() => document.getElementById('saved').textContent.includes('Saved')")
 
 
 def test_the_host_teaches_the_tower_its_dice(
@@ -41,7 +41,7 @@ def test_the_host_teaches_the_tower_its_dice(
     page.goto(live_table.url + "/calibrate")
     page.fill("#pin-input", ADMIN_PIN)
     page.click("#pin-form button[type=submit]")
-    page.wait_for_function("Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    page.wait_for_function("() => Number(document.getElementById('live').dataset.frames || 0) >= 1")
     _calibrate(page)
     assert page.is_disabled("#teach-learn")
     for n in range(3):
