@@ -27,7 +27,7 @@ from typing import Any
 
 from server.hands import Hands, PeopleHands, TowerOp, multiset_minus
 from server.host import Host
-from server.store import CorruptJournal, StorageError, Store
+from server.store import CorruptJournal, NewGame, StorageError, Store
 from server.store import Step as JournalEntry
 from server.table_state import (
     ANNOUNCED,
@@ -112,6 +112,7 @@ class Controller:
         self._state = TableState()
         # transient (not journaled)
         self._bot_objects: dict[str, Bot] = {}
+        self._new_game: NewGame | None = None  # created with the next journal row
         self._bot_due = 0.0
         self._idle = threading.Event()
         self._shown_phase = TablePhase.IDLE
@@ -275,7 +276,9 @@ class Controller:
             roll=roll,
             turns=turns,
             finished=finished,
+            new_game=self._new_game,
         )
+        self._new_game = None  # only the first row after new_game() creates the game
         seq = self.store.append(entry, preset=following.preset or None)
         logged = (*following.log, *({"seq": seq, **e} for e in entries))[-LOG_LENGTH:]
         adopted = replace(following, seq=seq, log=logged)
@@ -355,7 +358,7 @@ class Controller:
                 raise TableError(f"computer player {name!r} is not among the players")
         game = Game(ruleset, players)
         old = now.game_id if now.playing else None
-        game_id = self.store.start_game(preset, rules, players, bots, abandon=old)
+        game_id = self.store.next_game_id()
         self._bot_objects = {}
         following = replace(
             now,
@@ -372,7 +375,12 @@ class Controller:
             correction=None,
         )
         text = f"New game of {preset}" + (": " + ", ".join(players) if players else "")
-        self._after_game_change(following, [], notes=[("new_game", text + ".")])
+        # The game's row is written with its first journal row, in one transaction.
+        self._new_game = NewGame(preset, rules, players, bots, abandon=old)
+        try:
+            self._after_game_change(following, [], notes=[("new_game", text + ".")])
+        finally:
+            self._new_game = None
 
     def join(self, name: str, bot: str | None = None) -> None:
         """Add a player to the running game (the engine's joining rules apply)."""

@@ -87,6 +87,20 @@ def _why(exc: sqlite3.Error) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create in the same transaction as its first journal row.
+
+    ``abandon`` is the id of a game still playing that the new one replaces.
+    """
+
+    preset: str
+    rules: Mapping[str, Any]
+    players: Sequence[str]
+    bots: Mapping[str, str]
+    abandon: int | None = None
+
+
 @dataclass
 class Step:
     """One change of the table, written as one journal row in one transaction.
@@ -97,6 +111,8 @@ class Step:
     ``text``, ``data``), ``snapshot`` the controller's state after the change.
     ``roll`` is ``(player, values)`` for a scored roll, ``turns`` the banked
     turns ``(player, points)`` and ``finished`` the final summary of a game.
+    ``new_game`` creates the game ``game_id`` (from :meth:`Store.next_game_id`)
+    in the same transaction, so a kill never leaves a game without its rows.
     """
 
     game_id: int | None
@@ -107,6 +123,7 @@ class Step:
     roll: tuple[str, Sequence[int]] | None = None
     turns: list[tuple[str, int]] = field(default_factory=list)
     finished: dict[str, Any] | None = None
+    new_game: NewGame | None = None
 
 
 @dataclass(frozen=True)
@@ -230,6 +247,12 @@ class Store:
 
     # -- writing ----------------------------------------------------------
 
+    def next_game_id(self) -> int:
+        """The id the next game will get (games are never deleted, so ids only grow)."""
+        with self._read_lock:
+            row = self._reader.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM games").fetchone()
+        return int(row[0])
+
     def start_game(
         self,
         preset: str,
@@ -238,28 +261,39 @@ class Store:
         bots: Mapping[str, str],
         abandon: int | None = None,
     ) -> int:
-        """Create a game row (marking ``abandon`` abandoned) and return its id."""
+        """Create a game row alone (marking ``abandon`` abandoned) and return its id.
+
+        The table starts games with :attr:`Step.new_game` instead, which also
+        writes the game's first journal row in the same transaction.
+        """
+        game_id = self.next_game_id()
         with self._transaction() as conn:
-            if abandon is not None:
-                conn.execute(
-                    "UPDATE games SET status = 'abandoned', finished_at = ? "
-                    "WHERE id = ? AND status = 'playing'",
-                    (utc_now(), abandon),
-                )
-            cursor = conn.execute(
-                "INSERT INTO games (preset, rules, players, bots, started_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (preset, json.dumps(dict(rules)), json.dumps(list(players)), "{}", utc_now()),
-            )
-            game_id = int(cursor.lastrowid or 0)
-            for name, bot in bots.items():
-                self._add_player(conn, name, bot)
-            for name in players:
-                self._add_player(conn, name, bots.get(name))
-            conn.execute(
-                "UPDATE games SET bots = ? WHERE id = ?", (json.dumps(dict(bots)), game_id)
-            )
+            self._create_game(conn, game_id, NewGame(preset, rules, players, bots, abandon))
         return game_id
+
+    def _create_game(self, conn: sqlite3.Connection, game_id: int, new: NewGame) -> None:
+        if new.abandon is not None:
+            conn.execute(
+                "UPDATE games SET status = 'abandoned', finished_at = ? "
+                "WHERE id = ? AND status = 'playing'",
+                (utc_now(), new.abandon),
+            )
+        conn.execute(
+            "INSERT INTO games (id, preset, rules, players, bots, started_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                game_id,
+                new.preset,
+                json.dumps(dict(new.rules)),
+                json.dumps(list(new.players)),
+                json.dumps(dict(new.bots)),
+                utc_now(),
+            ),
+        )
+        for name, bot in new.bots.items():
+            self._add_player(conn, name, bot)
+        for name in new.players:
+            self._add_player(conn, name, new.bots.get(name))
 
     def add_bot(self, game_id: int, name: str, bot: str | None) -> None:
         """Note a player who joined a running game (and which bot plays them)."""
@@ -282,6 +316,9 @@ class Store:
     def append(self, step: Step, preset: str | None = None) -> int:
         """Write one step in one transaction; returns its sequence number."""
         with self._transaction() as conn:
+            if step.new_game is not None:
+                assert step.game_id is not None
+                self._create_game(conn, step.game_id, step.new_game)
             cursor = conn.execute(
                 "INSERT INTO journal (game_id, action, tower, log, snapshot, at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",

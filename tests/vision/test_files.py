@@ -62,7 +62,8 @@ def test_a_kill_while_saving_a_calibration_leaves_the_old_one(tmp_path: Path) ->
     assert path.read_bytes() == before
     load_calibration(path)
     # The temporary file of the killed write is all that is left over, and hidden.
-    assert next(p.name for p in tmp_path.iterdir() if p != path).startswith(".calibration.json.")
+    left = [p.name for p in tmp_path.iterdir() if p != path]
+    assert len(left) == 1 and left[0].startswith(".calibration.json.")
 
 
 def test_a_failed_write_leaves_the_file_and_no_temporary(tmp_path: Path, monkeypatch) -> None:
