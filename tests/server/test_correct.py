@@ -109,6 +109,7 @@ def test_a_roll_corrected_from_a_phone(client, service: TableService, config) ->
     state_dir = Path(config.calibration_path).parent
     examples = json.loads((state_dir / "teaching-examples.json").read_text())["examples"]
     assert sorted(e["value"] for e in examples) == sorted(zilch)
+    assert service.controller.lessons.wait(120)
     assert (state_dir / "dice-profile.json").exists()
     assert service.teacher.profile() is not None
 

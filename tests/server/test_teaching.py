@@ -148,3 +148,30 @@ def _truth_at(truth: dict, centre: tuple[float, float]) -> int:
         key=lambda d: (d["center"][0] - centre[0]) ** 2 + (d["center"][1] - centre[1]) ** 2,
     )
     return int(nearest["value"])
+
+
+def test_lessons_teach_from_the_roll_read_and_refit_between_turns(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    from server.teaching import Lessons
+
+    teacher = Teacher(tmp_path, lambda: calibration)
+    lessons = Lessons(teacher)
+    frame, _ = _roll(0)
+    reading = read_dice(frame, calibration)
+    read = [d.value for d in reading.dice]
+    assert lessons.said(read, read) == 0  # no roll read yet: nothing to teach from
+    lessons.seen(frame, reading)
+    assert lessons.said([1, 1, 1, 1, 1, 1], read) == 0  # another roll than the one read
+    changed = [read[0] % 6 + 1, *read[1:]]
+    assert lessons.said(read, changed) == len(read)
+    assert [e.value for e in teacher.examples()] == changed
+    assert not lessons.between_turns()  # the turn goes on: no refit
+    lessons.turn_ended()
+    assert lessons.between_turns()
+    assert lessons.wait(120)
+    assert teacher.profile() is not None and teacher.pending == 0
+    assert not lessons.between_turns()  # nothing new to learn
+    lessons.seen(frame, reading)  # the next roll was read: no refit until the turn ends
+    lessons.said(read, read)
+    assert not lessons.between_turns()
