@@ -46,6 +46,7 @@ class PipCount:
     centre_offset: float  # distance of the pips' centre from the die's centre, in sides
     side_pips: int = 0  # pips set aside as a visible side face
     beyond: int = 0  # nearly-pip blobs beyond the top face (side faces, edges: weak doubt)
+    glare: int = 0  # a blob on the face set aside as the lamp's reflection, not a pip
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -147,6 +148,36 @@ def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     ):
         return pips, 0
     return [pips[i] for i in keep], len(dropped)
+
+
+CLEAN_FIT = 0.04  # layout error of a face that leaves no doubt, in sides
+GLARE_CAP = 0.45  # most confidence for a count that set a reflection aside (below 0.5)
+GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' median contrast
+
+
+def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
+    """The pips of a face with one blob set aside as the lamp's reflection, when that is the
+    only way they form a face: the pips do not form one, without the blob they form a clean
+    one, and the blob is weaker than the pips (a reflection is fainter than paint). Returns
+    the pips unchanged, 0 otherwise.
+    """
+    if not 2 <= len(pips) <= 7:
+        return pips, 0
+    points = np.array([(p.x, p.y) for p in pips], np.float32)
+    if len(pips) <= 6 and _fit(points, side)[0] < GOOD_FIT:
+        return pips, 0
+    strengths = np.array([p.strength for p in pips])
+    best: tuple[float, int] | None = None
+    for i in range(len(pips)):
+        rest = [k for k in range(len(pips)) if k != i]
+        if strengths[i] >= GLARE_WEAKER * float(np.median(strengths[rest])):
+            continue
+        error = _fit(points[rest], side)[0] if len(rest) > 1 else 0.0
+        if error < CLEAN_FIT and (best is None or error < best[0]):
+            best = (error, i)
+    if best is None:
+        return pips, 0
+    return [p for k, p in enumerate(pips) if k != best[1]], 1
 
 
 @dataclass(frozen=True)
@@ -263,6 +294,9 @@ def assess(
     if not pips:
         return PipCount(0, (), 1.0, 0.0, 0.0, doubtful + len(near), 0.0)
     pips, side_pips = top_face(pips, side)
+    glare = 0
+    if not side_pips:
+        pips, glare = without_glare(pips, side)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     beyond = 0
     if near:
@@ -283,6 +317,7 @@ def assess(
         centre_offset=offset,
         side_pips=side_pips,
         beyond=beyond,
+        glare=glare,
     )
 
 
@@ -337,6 +372,8 @@ def confidence(count: PipCount) -> float:
     score *= 0.6**count.doubtful * BEYOND_DOUBT**count.beyond
     if count.side_pips:  # which pips are the top face's is a judgement: never sure
         score = min(score, SIDE_FACE_CAP)
+    if count.glare:  # so is which blob is the lamp's: only a sure second opinion confirms it
+        score = min(score, GLARE_CAP)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))
 

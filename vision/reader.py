@@ -7,7 +7,9 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 import cv2
 import numpy as np
@@ -17,6 +19,7 @@ from vision.classify import face_patch, load_classifier
 from vision.detect import Detection, FaceReader, load_detector, load_face_reader
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import (
+    GLARE_CAP,
     Pip,
     PipCount,
     assess,
@@ -35,6 +38,11 @@ __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 MIN_CONFIDENCE = 0.5  # a die below this is "unsure": the reading is not ok
 SURE_CLASSIFIER = 0.9  # the classifier's probability at which it may contradict the pips
 AGREE_GAIN = 0.5  # share of the remaining doubt an agreeing classifier removes
+AGREE_FLOOR = 0.2  # a count less sure than this is not made sure by agreement alone
+VETO_BELOW = 0.85  # the classifier may overrule only a count less sure than this: a count
+# whose pips fit a face this well, evenly sized, strongly contrasted, with no nearly-pip
+# blob and centred on the die gives no evidence against it (a dark die's highlight or a
+# glossy finish puzzles the classifier, not the pips)
 MAX_DICE = 30
 TANGLED = 5  # doubt added to every die of a group of touching dice that cannot be untangled
 
@@ -55,6 +63,23 @@ def _tilted(region: Region, side: float) -> bool:
     (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
     aspect = max(w, h) / max(1.0, min(w, h))
     return region.merged == 1 and (ratio > 1.45 or ratio < 0.6 or aspect > 1.25)
+
+
+LONE_LONG = 1.10  # a lone die's region longer than this many calibrated sides is leaning
+
+
+def _leans(found: Found, side: float) -> bool:
+    """On a calibrated frame (the die's size known exactly): a lone die whose region is
+    longer than a die (its top face plus a side face beside it), or whose pips include a
+    side face's, is leaning on a wall or a neighbour. A flat die seen from close above is
+    not taken for one when the frame agrees on a near view (see :func:`agreed_near_views`).
+    """
+    if found.near_view:
+        return False
+    if found.count.side_pips:
+        return True
+    (_, _), (w, h), _ = cv2.minAreaRect(found.region.contour)
+    return found.region.merged == 1 and max(w, h) > LONE_LONG * side
 
 
 def _shape_doubt(region: Region, side: float) -> float:
@@ -121,32 +146,46 @@ def _looks_tilted(found: Found, side: float) -> bool:
 
 
 def _die(
-    found: Found, side: float, probs: np.ndarray | None, taught: np.ndarray | None = None
+    found: Found,
+    side: float,
+    probs: np.ndarray | None,
+    taught: np.ndarray | None = None,
+    leaning: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier."""
     value, conf = fuse_taught(found.count.value, confidence(found.count), probs, taught)
+    if found.count.glare and not (_sure_of(taught, value) or _sure_of(probs, value)):
+        conf = min(conf, GLARE_CAP)
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
-    if _looks_tilted(found, side):
+    if leaning or _looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
+
+
+def _sure_of(probs: np.ndarray | None, value: int) -> bool:
+    """Whether a second opinion is sure the die shows ``value``."""
+    return probs is not None and int(np.argmax(probs)) + 1 == value and probs.max() >= 0.9
 
 
 def fuse(value: int, conf: float, probs: np.ndarray | None) -> tuple[int, float]:
     """Combine the pip count (``value``, ``conf``) with the classifier's probabilities.
 
     Agreement raises the confidence; disagreement lowers it, and only a confident classifier
-    against a doubtful count changes the value (still below the confidence threshold).
+    against a doubtful count changes the value (still below the confidence threshold). A sure
+    classifier vetoes only a count that shows doubt of its own (below ``VETO_BELOW``).
+    A count that set a reflection aside is confirmed only by a sure classifier.
     """
     if probs is None:
         return value, conf
     best = int(np.argmax(probs)) + 1
     p_best = float(probs[best - 1])
     if best == value:
-        return value, conf + (1.0 - conf) * AGREE_GAIN * p_best
-    if p_best < SURE_CLASSIFIER:
-        return value, conf * (1.0 - 0.3 * p_best)  # a hesitant model only nibbles
+        raised = conf + (1.0 - conf) * AGREE_GAIN * p_best
+        return value, raised if conf >= AGREE_FLOOR else min(raised, MIN_CONFIDENCE - 0.01)
+    if p_best < SURE_CLASSIFIER or conf >= VETO_BELOW:
+        return value, conf * (1.0 - 0.3 * p_best)  # hesitant, or no evidence: only nibbles
     if conf < MIN_CONFIDENCE:
         return best, p_best * (1.0 - conf) * 0.5
     return value, conf * (1.0 - p_best)
@@ -174,7 +213,8 @@ def fuse_taught(
     if p_best < PROFILE_SURE:
         return fuse(value, conf, probs)
     if best == value:
-        return value, conf + (1.0 - conf) * PROFILE_GAIN * p_best
+        raised = conf + (1.0 - conf) * PROFILE_GAIN * p_best
+        return value, raised if conf >= AGREE_FLOOR else min(raised, MIN_CONFIDENCE - 0.01)
     if conf < MIN_CONFIDENCE:
         return best, min(PROFILE_CAP, p_best * (1.0 - conf) * 0.5)
     return value, min(conf, PROFILE_CAP) * (1.0 - p_best)
@@ -184,11 +224,41 @@ def _where(die: Die) -> str:
     return f"at ({die.center[0]:.0f}, {die.center[1]:.0f})"
 
 
+def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
+    """Where a die is, in words a person at the tray understands: at a wall of the
+    calibrated tray floor, against another die, or its pixel position."""
+    side = calibration.die_side
+    points = np.array(calibration.tray, np.float64)
+    x, y = die.center
+    if len(points) >= 3:
+        x0, y0 = points.min(axis=0)
+        x1, y1 = points.max(axis=0)
+        walls = {
+            "the left wall": x - x0,
+            "the right wall": x1 - x,
+            "the back wall": y - y0,
+            "the front wall": y1 - y,
+        }
+        name, gap = min(walls.items(), key=lambda item: item[1])
+        if gap < 1.3 * side:
+            return f"at {name}"
+    near = [d for d in dice if d is not die and np.hypot(d.center[0] - x, d.center[1] - y)]
+    if any(np.hypot(d.center[0] - x, d.center[1] - y) < 1.6 * side for d in near):
+        return f"against another die {_where(die)}"
+    return _where(die)
+
+
 def _judge(
-    dice: list[Die], unreadable: list[Region], tilted: list[Die], expected: int | None
+    dice: list[Die],
+    unreadable: list[Region],
+    tilted: list[Die],
+    expected: int | None,
+    where: Callable[[Die], str] | None = None,
 ) -> tuple[bool, str]:
     """Whether the reading can be trusted, and if not, why (the first problem found)."""
     if tilted:
+        if where is not None:
+            return False, f"the die {where(tilted[0])} is leaning: shake again"
         return False, f"the die {_where(tilted[0])} looks tilted or stacked; shake again"
     if unreadable:
         x, y = unreadable[0].center
@@ -412,10 +482,12 @@ def read_dice(
     taught = taught_opinions(image, readable, side, profile)
     opinions = second_opinions(image, readable, side)
     for f, probs, known in zip(readable, opinions, taught, strict=True):
-        die = _die(f, side, probs, known)
-        if _looks_tilted(f, side):
+        leaning = _looks_tilted(f, side) or (calibration is not None and _leans(f, side))
+        die = _die(f, side, probs, known, leaning)
+        if leaning:
             tilted.append(die)
         dice.append(die)
     dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))
-    ok, reason = _judge(dice, unreadable, tilted, want)
+    where = None if calibration is None else partial(_place, calibration=calibration, dice=dice)
+    ok, reason = _judge(dice, unreadable, tilted, want, where)
     return Reading(tuple(dice), ok, reason)

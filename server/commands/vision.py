@@ -54,6 +54,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--rolls", type=int, default=30, metavar="R", help="rolls per setup")
     p.add_argument("--size", default="640x480", metavar="WxH", help="frame size for --setups")
+    p.add_argument("--first-seed", type=int, default=0, metavar="S", help="first setup's seed")
     p.add_argument(
         "--teach",
         type=int,
@@ -249,8 +250,8 @@ def _bench_setups(args: argparse.Namespace) -> int:
     """Tower setups: each calibrated once, its rolls read without and with a taught profile."""
     from vision import bench, setups
 
-    if args.setups < 0 or args.rolls < 1 or args.teach < 0:
-        raise UserError("--setups, --rolls and --teach must be positive (--teach may be 0)")
+    if args.setups < 0 or args.rolls < 1 or args.teach < 0 or args.first_seed < 0:
+        raise UserError("--setups, --rolls and --teach must be positive (--teach and --first-seed may be 0)")
     size = frame_size(args.size)
     style = bench.bench_style(args.style or "setup")
     cv2.setNumThreads(1)
@@ -260,6 +261,7 @@ def _bench_setups(args: argparse.Namespace) -> int:
         size,
         style,
         teach=args.teach,
+        first_seed=args.first_seed,
         progress=lambda done, total: bench.progress(done, total, "setups"),
     )
     if not scores[0].setups:
