@@ -71,15 +71,41 @@ LONE_LONG = 1.10  # a lone die's region longer than this many calibrated sides i
 def _leans(found: Found, side: float) -> bool:
     """On a calibrated frame (the die's size known exactly): a lone die whose region is
     longer than a die (its top face plus a side face beside it), or whose pips include a
-    side face's, is leaning on a wall or a neighbour. A flat die seen from close above is
-    not taken for one when the frame agrees on a near view (see :func:`agreed_near_views`).
+    side face's, is leaning on a wall or a neighbour. Only for a camera far above: one close
+    above shows the side faces of flat dice too (see :func:`agreed_near_views`).
     """
-    if found.near_view:
-        return False
     if found.count.side_pips:
         return True
-    (_, _), (w, h), _ = cv2.minAreaRect(found.region.contour)
-    return found.region.merged == 1 and max(w, h) > LONE_LONG * side
+    return found.region.merged == 1 and _long_side(found.region) > LONE_LONG * side
+
+
+FAR_WITNESSES = 2  # flat dice at least as far out that must look unstretched
+UNSTRETCHED = 1.06  # longest side of a lone flat die's region seen from far above, in sides
+
+
+def _long_side(region: Region) -> float:
+    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    return float(max(w, h))
+
+
+def seen_from_far(
+    found: Found, others: list[Found], side: float, frame_centre: tuple[float, float]
+) -> bool:
+    """Whether the frame shows that the camera is far above where ``found`` lies: a camera
+    close above sees the side faces of flat dice in proportion to their distance from the
+    frame's centre, so lone dice with clean faces at least 0.6 as far out as ``found`` that
+    show no side (unstretched regions) witness a far camera.
+    """
+    centre = np.array(frame_centre)
+    reach = float(np.linalg.norm(np.array(found.centre) - centre))
+    witnesses = 0
+    for g in others:
+        if g is found or g.region.merged != 1 or g.count.side_pips or g.count.layout_error > 0.06:
+            continue
+        if float(np.linalg.norm(np.array(g.centre) - centre)) < 0.6 * reach:
+            continue
+        witnesses += int(_long_side(g.region) < UNSTRETCHED * side)
+    return witnesses >= FAR_WITNESSES
 
 
 def _shape_doubt(region: Region, side: float) -> float:
@@ -479,10 +505,15 @@ def read_dice(
     readable = agreed_near_views([f for f in found if f.count.value <= 6], side, middle)
     dice: list[Die] = []
     tilted: list[Die] = []
+    # a camera far above (no near view agreed by the frame's dice) sees no side face of a
+    # flat die: there a stretched region or a side face's pips mean a leaning die
+    far = calibration is not None and not any(f.near_view for f in readable)
     taught = taught_opinions(image, readable, side, profile)
     opinions = second_opinions(image, readable, side)
     for f, probs, known in zip(readable, opinions, taught, strict=True):
-        leaning = _looks_tilted(f, side) or (calibration is not None and _leans(f, side))
+        leaning = _looks_tilted(f, side) or (
+            far and _leans(f, side) and seen_from_far(f, readable, side, middle)
+        )
         die = _die(f, side, probs, known, leaning)
         if leaning:
             tilted.append(die)
