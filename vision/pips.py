@@ -157,14 +157,13 @@ GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' media
 
 def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     """The pips of a face with one blob set aside as the lamp's reflection, when that is the
-    only way they form a face: the pips do not form one, without the blob they form a clean
-    one, and the blob is weaker than the pips (a reflection is fainter than paint). Returns
+    only way they form a clean face (with it they do not, without it they do), and the blob is weaker than the pips (a reflection is fainter than paint). Returns
     the pips unchanged, 0 otherwise.
     """
     if not 2 <= len(pips) <= 7:
         return pips, 0
     points = np.array([(p.x, p.y) for p in pips], np.float32)
-    if len(pips) <= 6 and _fit(points, side)[0] < GOOD_FIT:
+    if len(pips) <= 6 and _fit(points, side)[0] < CLEAN_FIT:
         return pips, 0
     strengths = np.array([p.strength for p in pips])
     best: tuple[float, int] | None = None

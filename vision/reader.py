@@ -250,6 +250,10 @@ def _where(die: Die) -> str:
     return f"at ({die.center[0]:.0f}, {die.center[1]:.0f})"
 
 
+WALL_REACH = 2.0  # a die this many sides from the tray's outline is at its wall (the
+# outline is the whole frame where the calibration found no floor: walls then lie inside)
+
+
 def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
     """Where a die is, in words a person at the tray understands: at a wall of the
     calibrated tray floor, against another die, or its pixel position."""
@@ -266,7 +270,7 @@ def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
             "the front wall": y1 - y,
         }
         name, gap = min(walls.items(), key=lambda item: item[1])
-        if gap < 1.3 * side:
+        if gap < WALL_REACH * side:
             return f"at {name}"
     near = [d for d in dice if d is not die and np.hypot(d.center[0] - x, d.center[1] - y)]
     if any(np.hypot(d.center[0] - x, d.center[1] - y) < 1.6 * side for d in near):

@@ -1,0 +1,104 @@
+"""The calibrated reader on a tower's own dice: leaning dice refused with where they lean,
+the classifier vetoing only with evidence, the lamp's reflection not taken for a pip."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from vision.pips import GLARE_CAP, Pip, assess, confidence, without_glare
+from vision.reader import MIN_CONFIDENCE, VETO_BELOW, fuse, read_dice
+from vision.render import STYLES, render_tray
+from vision.setups import make_setup
+
+SIDE = 40.0
+
+
+def face(value: int, centre: tuple[float, float] = (100.0, 100.0)) -> list[Pip]:
+    a = 0.27 * SIDE
+    grid = {
+        1: [(0, 0)],
+        2: [(-1, -1), (1, 1)],
+        3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+        5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+    }[value]
+    return [Pip(centre[0] + u * a, centre[1] + v * a, 40.0, 2.2) for u, v in grid]
+
+
+def test_a_sure_classifier_vetoes_only_a_count_with_doubt_of_its_own() -> None:
+    sure_two = np.array([0.0, 0.97, 0.03, 0.0, 0.0, 0.0])
+    value, conf = fuse(3, 0.97, sure_two)  # a clean count: the classifier only nibbles
+    assert value == 3 and conf >= MIN_CONFIDENCE
+    value, conf = fuse(3, VETO_BELOW - 0.2, sure_two)  # a doubtful count: vetoed
+    assert value == 3 and conf < 0.1
+
+
+def test_agreement_alone_does_not_make_a_doubtful_count_sure() -> None:
+    sure_three = np.array([0.0, 0.0, 0.99, 0.01, 0.0, 0.0])
+    assert fuse(3, 0.05, sure_three)[1] < MIN_CONFIDENCE
+    assert fuse(3, 0.45, sure_three)[1] > MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize(("value", "at"), [(1, (0.12, -0.2)), (2, (0.12, -0.2)), (4, (0.26, 0.0))])
+def test_a_weaker_blob_off_the_face_is_the_lamp_not_a_pip(
+    value: int, at: tuple[float, float]
+) -> None:
+    pips = face(value)
+    spot = Pip(100.0 + at[0] * SIDE, 100.0 + at[1] * SIDE, 40.0, 1.7)
+    kept, glare = without_glare([*pips, spot], SIDE)
+    assert glare == 1 and len(kept) == value
+    count = assess([*pips, spot], (100.0, 100.0), SIDE, 0)
+    assert count.value == value and count.glare == 1
+    assert confidence(count) <= GLARE_CAP
+
+
+def test_a_blob_as_strong_as_the_pips_is_not_set_aside() -> None:
+    pips = face(4)
+    extra = Pip(100.0 + 0.12 * SIDE, 100.0 - 0.2 * SIDE, 40.0, 2.2)
+    kept, glare = without_glare([*pips, extra], SIDE)
+    assert glare == 0 and len(kept) == 5
+    assert without_glare(face(5), SIDE) == (face(5), 0)  # a real face is left alone
+
+
+@pytest.fixture(scope="module")
+def tower():  # a calibrated tower of the setup style
+    setup = make_setup(2, (640, 480), STYLES["setup"])
+    assert setup is not None
+    return setup
+
+
+def test_a_die_leaning_on_a_wall_is_refused_with_the_wall(tower) -> None:
+    style = dataclasses.replace(tower.style, cocked_tilt_deg=(12.0, 12.0))
+    spots = [(45.0, 35.0), (200.0, 35.0), (45.0, 150.0), (200.0, 150.0), (125.0, 45.0)]
+    flat = [
+        {"value": v, "x": x, "y": y, "angle": 20.0 * i}
+        for i, (v, (x, y)) in enumerate(zip([1, 2, 3, 4, 5], spots, strict=True))
+    ]
+    leaning = {"value": 6, "x": 12.0, "y": 120.0, "angle": 0.0, "cocked": True}
+    tray = [d | {"cocked": False} for d in flat] + [leaning]
+    frame, _ = render_tray(tray, seed=tower.seed, style=style, frame=7)
+    reading = read_dice(frame, tower.calibration, expected=6)
+    assert not reading.ok
+    assert reading.reason == "the die at the left wall is leaning: shake again"
+
+
+def test_cocked_rolls_of_a_setup_are_never_scored(tower) -> None:
+    for number in range(3, 16, 3):
+        frame, truth = tower.roll(number, 1)
+        assert any(d["cocked"] for d in truth["dice"])
+        assert not read_dice(frame, tower.calibration, expected=6).ok
+
+
+def test_flat_rolls_of_a_setup_are_read_right(tower) -> None:
+    oks = 0
+    for number in (1, 2, 4, 5, 7, 8):
+        frame, truth = tower.roll(number, 0)
+        reading = read_dice(frame, tower.calibration, expected=6)
+        if reading.ok:
+            oks += 1
+            assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
+    assert oks >= 5
