@@ -157,8 +157,9 @@ GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' media
 
 def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     """The pips of a face with one blob set aside as the lamp's reflection, when that is the
-    only way they form a clean face (with it they do not, without it they do), and the blob is weaker than the pips (a reflection is fainter than paint). Returns
-    the pips unchanged, 0 otherwise.
+    only way they form a clean face (with it they do not, without it they do), and the blob
+    is weaker than the pips (a reflection is fainter than paint). Returns the pips
+    unchanged, 0 otherwise.
     """
     if not 2 <= len(pips) <= 7:
         return pips, 0

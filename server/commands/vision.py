@@ -251,7 +251,9 @@ def _bench_setups(args: argparse.Namespace) -> int:
     from vision import bench, setups
 
     if args.setups < 0 or args.rolls < 1 or args.teach < 0 or args.first_seed < 0:
-        raise UserError("--setups, --rolls and --teach must be positive (--teach and --first-seed may be 0)")
+        raise UserError(
+            "--setups, --rolls and --teach must be positive (--teach and --first-seed may be 0)"
+        )
     size = frame_size(args.size)
     style = bench.bench_style(args.style or "setup")
     cv2.setNumThreads(1)
