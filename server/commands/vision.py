@@ -66,6 +66,7 @@ def register(sub: Subparsers) -> None:
         "--uncalibrated", action="store_true", help="read rendered frames without calibration"
     )
     p.add_argument("--failures", type=int, default=0, metavar="K", help="list K failures per set")
+    p.add_argument("--profile", metavar="FILE", help="read the labelled folders with this profile")
     p.add_argument(
         "--all-images",
         action="store_true",
@@ -220,9 +221,24 @@ def run_bench(args: argparse.Namespace) -> int:
     skip = frozenset() if args.all_images else photos_seen()
     plans = [(Path(f).name, bench.held_out_items(f, skip), f) for f in args.folders]
     scores = []
+    from vision import read_dice
+
+    reader: bench.Reader = read_dice
+    if args.profile:
+        from vision import Calibration, Reading, load_profile
+
+        profile = load_profile(args.profile)
+
+        def taught(frame: np.ndarray, cal: Calibration | None, expected: int | None) -> Reading:
+            return read_dice(frame, cal, expected, profile=profile)
+
+        reader = taught
+
     for name, items, folder in plans:
         label = name if len(items) == len(bench.load_folder(folder)) else f"{name} (held out)"
-        scores.append(bench.run(bench.folder_samples(folder, skip), label, len(items)))
+        label += " + profile" if args.profile else ""
+        samples = bench.folder_samples(folder, skip)
+        scores.append(bench.run(samples, label, len(items), reader=reader))
     if args.synthetic:
         style = args.style or "tower"
         samples = bench.synthetic_samples(args.synthetic, style, calibrated=not args.uncalibrated)

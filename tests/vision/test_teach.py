@@ -108,3 +108,20 @@ def test_read_labels_keeps_paths_relative_to_the_file(taught_dir: Path) -> None:
     assert len(frames[0].dice) == 6
     with pytest.raises(LabelsError, match="die 1"):
         read_labels(_write(taught_dir, '{"image": "a.png", "dice": [{"value": 1}]}'))
+
+
+def test_the_bench_reads_a_folder_with_a_profile(taught_dir: Path, capsys) -> None:
+    out = taught_dir / "auto.json"
+    assert main(["teach", str(taught_dir / "labels.jsonl"), "--out", str(out)]) == 0
+    capsys.readouterr()
+    args = ["vision-bench", str(taught_dir), "--profile", str(out), "--all-images", "--json"]
+    assert main(args) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["set"].endswith("+ profile") and row["dice"] == 48 and row["accuracy"] >= 0.95
+    calibrated = taught_dir / "with-cal.json"
+    cal = str(taught_dir / "cal.json")
+    labels = str(taught_dir / "labels.jsonl")
+    assert main(["teach", labels, "--out", str(calibrated), "--calibration", cal]) == 0
+    capsys.readouterr()  # taught with the calibration: not for frames read without one
+    assert main(["vision-bench", str(taught_dir), "--profile", str(calibrated)]) == 1
+    assert "read with that calibration" in capsys.readouterr().err
