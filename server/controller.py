@@ -11,7 +11,10 @@ builds the next value (the game's next state from :meth:`zilch.Game.after`),
 commits it to the journal (:mod:`server.store`) and only then adopts and
 publishes it; a restart resumes from the journal. The hardware side (shake,
 settle, read, dice out and back) is :class:`~server.tray.Tray`, which
-reports outcomes; what the simulator adds is :class:`~server.hands.Hands`.
+reports outcomes; what the simulator adds is :class:`~server.hands.Hands`;
+the journal rows are :class:`~server.journal.TableJournal`'s. What stays here
+(about 700 lines) is the state machine itself, kept in one file so that every
+transition of the table can be read in one place.
 """
 
 from __future__ import annotations
@@ -27,17 +30,15 @@ from typing import Any
 
 from server.hands import Hands, PeopleHands, TowerOp, multiset_minus
 from server.host import Host
-from server.store import CorruptJournal, NewGame, StorageError, Store
-from server.store import Step as JournalEntry
+from server.journal import Note, TableJournal
+from server.store import NewGame, StorageError, Store
 from server.table_state import (
     ANNOUNCED,
     ANNOUNCED_FIRST,
-    LOG_LENGTH,
     Announcement,
     AnnouncementKind,
     Correction,
     LastShake,
-    SnapshotError,
     TableError,
     TablePhase,
     TableState,
@@ -49,13 +50,10 @@ from zilch import (
     Event,
     Game,
     IllegalAction,
-    ReplayError,
     RuleSet,
-    ZilchError,
     dice_text,
     find_preset,
 )
-from zilch.game import new_game
 from zilch.strategy import BOTS, UnknownBot, make_bot
 from zilch.strategy.bots import Bot
 from zilch.strategy.solution import Solution
@@ -70,7 +68,6 @@ CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
 CORRECT_PHASES = (TablePhase.CHOOSE, TablePhase.READY, TablePhase.RETURN_DICE)
 
 Command = Callable[..., object]
-Note = tuple[str, str]  # (kind, text) of a log entry the engine did not make
 
 
 class Controller:
@@ -96,6 +93,7 @@ class Controller:
         self.hw = hardware
         self.hands = hands or PeopleHands()
         self.tray = Tray(hardware, self.hands, timing, clock)
+        self.journal = TableJournal(store, self.hands)
         self.timing = timing
         self.clock = clock
         self.host = host
@@ -250,38 +248,21 @@ class Controller:
         notes: Sequence[Note] = (),
         roll: tuple[str, Sequence[int]] | None = None,
     ) -> TableState:
-        """Journal ``following`` (committed), then adopt and publish it; the adopted state."""
-        entries: list[dict[str, Any]] = [
-            {"kind": e.kind, "player": e.player, "text": e.text, "data": dict(e.data)}
-            for e in events
-        ]
-        entries += [
-            {"kind": kind, "player": None, "text": text, "data": {}} for kind, text in notes
-        ]
-        turns = [
-            (e.player, int(e.data.get("points", e.data.get("total", 0))))
-            for e in events
-            if e.kind == "bank" and e.player
-        ]
-        game = following.game
-        finished = None
-        if game is not None and game.state.finished and any(e.kind == "game_over" for e in events):
-            finished = game.summary()
-        entry = JournalEntry(
-            game_id=following.game_id,
-            snapshot=following.to_json(),
-            action=None if action is None else dict(action),
-            tower=[list(op) for op in tower],
-            log=entries,
+        """Journal ``following`` (committed), then adopt and publish it; the adopted state.
+
+        If the storage refuses, :class:`~server.store.StorageError` leaves this
+        table's state untouched.
+        """
+        new_game, self._new_game = self._new_game, None  # only the first row makes the game
+        adopted = self.journal.write(
+            following,
+            action=action,
+            events=events,
+            tower=tower,
+            notes=notes,
             roll=roll,
-            turns=turns,
-            finished=finished,
-            new_game=self._new_game,
+            new_game=new_game,
         )
-        self._new_game = None  # only the first row after new_game() creates the game
-        seq = self.store.append(entry, preset=following.preset or None)
-        logged = (*following.log, *({"seq": seq, **e} for e in entries))[-LOG_LENGTH:]
-        adopted = replace(following, seq=seq, log=logged)
         with self._lock:
             self._state = adopted
         self._publish(adopted)
@@ -289,58 +270,16 @@ class Controller:
         return adopted
 
     def resume(self) -> None:
-        """Rebuild the table from the journal: game from its record, tray from tower ops.
-
-        A row that cannot be read back raises :class:`~server.store.CorruptJournal`
-        naming the game and the row; nothing is changed.
-        """
-        last = self.store.last_step()
-        if last is None:
+        """Rebuild the table from the journal (see :meth:`TableJournal.read`)."""
+        state = self.journal.read()
+        if state is None:
             return
-        seq, game_id, snap = last
-        try:
-            state = replace(TableState.from_json(snap), seq=seq)
-        except SnapshotError as exc:
-            raise CorruptJournal(
-                game_id, seq, f"its snapshot is not a table state: {exc}"
-            ) from None
-        if game_id is not None:
-            game = self._replayed(game_id, seq)
-            log_entries = tuple(self.store.log(game_id, LOG_LENGTH))
-            state = replace(state, game=game, game_id=game_id, log=log_entries)
-        self.hands.replay(self.store.tower_ops())
-        if state.phase.busy:
-            # The dice were shaken (the shake is journaled before it happens):
-            # wait for them to lie still and read them.
-            state = replace(state, phase=TablePhase.SETTLING)
         self._state = state
         if self.host is not None and state.game is not None:
             self.host.turn_started(state.game.state.current, self.clock())
         self._shown_phase = state.phase
         self._bot_due = self.clock() + self.timing.bot_delay_s
-        log.info("resumed table at seq %d, phase %s", seq, state.phase.value)
-
-    def _replayed(self, game_id: int, last_seq: int) -> Game:
-        """The game rebuilt from its record, row by row; a row that does not replay is named."""
-        try:
-            row = self.store.game(game_id)
-        except ValueError as exc:  # a games row whose JSON does not read back
-            raise CorruptJournal(game_id, last_seq, f"its games row is damaged ({exc})") from None
-        if row is None:
-            raise CorruptJournal(game_id, last_seq, f"game {game_id} is not in the games table")
-        record = {"preset": row.preset, "rules": row.rules, "players": row.players, "actions": []}
-        try:
-            game = new_game(record)
-        except ReplayError as exc:
-            raise CorruptJournal(game_id, last_seq, f"the game cannot start again: {exc}") from None
-        for seq, action in self.store.action_rows(game_id):
-            try:
-                game.apply(action)
-            except ZilchError as exc:
-                raise CorruptJournal(
-                    game_id, seq, f"its action {action} does not replay: {exc}"
-                ) from None
-        return game
+        log.info("resumed table at seq %d, phase %s", state.seq, state.phase.value)
 
     # -- commands (run on the controller thread) --------------------------------
 
