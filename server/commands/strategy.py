@@ -10,9 +10,12 @@ from typing import Any
 
 from server.commands import Subparsers, add_rule_arguments, print_json, rules_from_args
 from server.errors import UserError
-from server.solver_cache import CACHE_FOLDER, SolverCache
-from zilch import InvalidDice
-from zilch.strategy import BOTS, Solution, TurnView, UnknownBot, make_bot
+from server.solver_cache import CACHE_FOLDER, SolverCache, WinTableCache
+from zilch import InvalidDice, RuleSet
+from zilch.strategy import BOTS, Bot, Solution, TurnView, UnknownBot, make_bot
+from zilch.strategy.view import InvalidSituation
+from zilch.strategy.winchance import Side
+from zilch.strategy.winsolve import check_solvable
 
 
 def register(sub: Subparsers) -> None:
@@ -24,13 +27,16 @@ def register(sub: Subparsers) -> None:
 
     p = sub.add_parser("decide", help="what a computer player does with a roll")
     add_rule_arguments(p)
-    p.add_argument("--bot", required=True, help="dicenow or optimal")
+    p.add_argument("--bot", required=True, help="dicenow, optimal or win")
     p.add_argument("--roll", nargs="+", required=True, metavar="D", help="die values 1-6")
     p.add_argument("--turn-total", type=int, default=0, metavar="T")
     p.add_argument("--score", type=int, default=0, metavar="S")
     p.add_argument("--opponent", type=int, default=0, metavar="O")
     p.add_argument("--streak", type=int, default=0, metavar="K")
     p.add_argument("--final", action="store_true", help="this is the bot's final turn")
+    p.add_argument(
+        "--opponent-streak", type=int, default=0, metavar="K", help="the opponent's zilch streak"
+    )
     p.add_argument(
         "--off-board",
         action="store_true",
@@ -39,6 +45,24 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     _add_cache_argument(p)
     p.set_defaults(func=run_decide)
+
+    p = sub.add_parser("win-chance", help="chance to win a two-player game when both play to win")
+    add_rule_arguments(p)
+    p.add_argument(
+        "--score", type=int, required=True, metavar="S", help="score of the player to act"
+    )
+    p.add_argument("--opponent", type=int, required=True, metavar="O", help="the other's score")
+    p.add_argument("--streak", type=int, default=0, metavar="K")
+    p.add_argument("--opponent-streak", type=int, default=0, metavar="K")
+    p.add_argument("--turn-total", type=int, metavar="T", help="with --dice-left: mid-turn")
+    p.add_argument("--dice-left", type=int, metavar="N", help="dice to roll next (6: all six)")
+    p.add_argument("--off-board", action="store_true", help="the player to act is not on board")
+    p.add_argument(
+        "--opponent-off-board", action="store_true", help="the other player is not on board"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _add_cache_argument(p)
+    p.set_defaults(func=run_win_chance)
 
     p = sub.add_parser("duel", help="bot-against-bot games with win rates")
     add_rule_arguments(p)
@@ -59,12 +83,32 @@ def _add_cache_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _cache(args: argparse.Namespace) -> SolverCache:
-    if args.cache_dir:
-        return SolverCache(Path(args.cache_dir))
+def _cache_dir(args: argparse.Namespace) -> Path:
+    if getattr(args, "cache_dir", None):
+        return Path(args.cache_dir)
     from server.config import load_config
 
-    return SolverCache(load_config().state_dir / CACHE_FOLDER)
+    return load_config().state_dir / CACHE_FOLDER
+
+
+def _cache(args: argparse.Namespace) -> SolverCache:
+    return SolverCache(_cache_dir(args))
+
+
+def _win_cache(args: argparse.Namespace) -> WinTableCache:
+    return WinTableCache(_cache_dir(args))
+
+
+def bot_for(name: str, rules: RuleSet, args: argparse.Namespace) -> Bot:
+    """A computer player, reading the solver and win-table caches it needs."""
+    if name == "optimal":
+        return make_bot(name, rules, _cache(args).solution)
+    if name == "win":
+        check_solvable(rules)
+        if rules.players_max < 2:
+            raise UserError("the win player needs a two-player game")
+        return make_bot(name, rules, win=_win_cache(args).table)
+    return make_bot(name, rules)
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -127,14 +171,79 @@ def run_decide(args: argparse.Namespace) -> int:
         streak=_check_number("--streak", args.streak),
         on_board=not args.off_board,
         final=args.final,
+        opponent_streak=_check_number("--opponent-streak", args.opponent_streak),
     )
-    bot = make_bot(name, rules, _cache(args).solution if name == "optimal" else None)
+    bot = bot_for(name, rules, args)
     decision = bot.decide_view(view)
     if args.json:
         print_json(decision.to_json())
     else:
         kept = " ".join(map(str, decision.keep)) or "the nothing bonus"
         print(f"{name} keeps {kept} and then {decision.then}s")
+    return 0
+
+
+def run_win_chance(args: argparse.Namespace) -> int:
+    """Print the chance that the player about to act wins (two players, both playing to win)."""
+    rules = rules_from_args(args)
+    check_solvable(rules)
+    unit = 50
+    for flag, value in (("--score", args.score), ("--opponent", args.opponent)):
+        if value % unit:
+            raise InvalidSituation(f"{flag} is a multiple of {unit} (got {value})")
+    if args.score >= rules.target:
+        raise InvalidSituation(
+            f"--score {args.score:,} has reached the target {rules.target:,}: the game is "
+            "decided on the other player's final turn (give that player as --score)"
+        )
+    streak = _check_number("--streak", args.streak)
+    other_streak = _check_number("--opponent-streak", args.opponent_streak)
+    mid_turn = args.turn_total is not None or args.dice_left is not None
+    if mid_turn and (args.turn_total is None or args.dice_left is None):
+        raise UserError("give --turn-total and --dice-left together (or neither: a turn start)")
+    total = _check_number("--turn-total", args.turn_total or 0)
+    if total % unit:
+        raise InvalidSituation(f"--turn-total is a multiple of {unit} (got {total})")
+    dice = 6 if args.dice_left is None else args.dice_left
+    if not 1 <= dice <= 6:
+        raise UserError(f"--dice-left is 1 to 6 (got {dice})")
+    if total == 0 and dice != 6:
+        raise UserError("a turn total of 0 means the turn's first roll: --dice-left 6")
+    table = _win_cache(args).table(rules)
+    me = Side(args.score, streak, not args.off_board)
+    other = Side(args.opponent, other_streak, not args.opponent_off_board)
+    started = time.perf_counter()
+    turn = table.turn(me, other)
+    left = 0 if (dice == 6 and total > 0) else dice
+    roll = turn.roll_chance(total, dice)
+    bank = turn.bank_chance(total) if turn.can_bank(total, left) else None
+    best = roll if bank is None else max(roll, bank)
+    document: dict[str, Any] = {
+        "win": round(best, 6),
+        "roll": round(roll, 6),
+        "bank": None if bank is None else round(bank, 6),
+        "best": "roll" if bank is None or roll > bank else "bank",
+        "preset": rules.name,
+        "score": args.score,
+        "opponent": args.opponent,
+        "streak": streak,
+        "opponent_streak": other_streak,
+        "turn_total": total,
+        "dice_left": dice,
+        "turn_start": table.start_chance(me, other) if not mid_turn else None,
+        "seconds": round(time.perf_counter() - started, 4),
+        "notes": list(table.notes),
+    }
+    if document["turn_start"] is not None:
+        document["turn_start"] = round(document["turn_start"], 6)
+    if args.json:
+        print_json(document)
+        return 0
+    where = "at the start of the turn" if not mid_turn else f"at {total:,} with {dice} to roll"
+    line = f"{best:.1%} to win {where} ({args.score:,} against {args.opponent:,})"
+    if bank is not None:
+        line += f": bank {bank:.1%}, roll {roll:.1%}"
+    print(line)
     return 0
 
 
@@ -149,8 +258,7 @@ def run_duel(args: argparse.Namespace) -> int:
     for name in names:
         _bot_name(name)
     games = _check_number("--games", args.games, least=1)
-    cache = _cache(args) if "optimal" in names else None
-    bots = [make_bot(n, rules, cache.solution if cache else None) for n in names]
+    bots = [bot_for(n, rules, args) for n in names]
     progress = None if args.quiet or games < 200 else _ProgressBar(games)
     result = play_duel(rules, bots, games, args.seed, progress=progress)
     if progress:

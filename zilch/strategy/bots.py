@@ -26,8 +26,9 @@ from zilch.strategy.view import (
     options_of,
     view_of,
 )
+from zilch.strategy.winchance import Side, TurnChances, WinTable
 
-BOTS = ("dicenow", "optimal")
+BOTS = ("dicenow", "optimal", "win")
 
 
 class UnknownBot(ZilchError, ValueError):
@@ -244,16 +245,92 @@ class OptimalBot:
         return Decision(choice.dice, self.bank_or_roll(after, dice_left_after(view, choice)))
 
 
+class WinBot:
+    """Plays for the highest chance of winning the game, from the two-player win solve.
+
+    Each set-aside is valued by the exact chance of winning of the state it
+    leads to (banking or rolling on, whichever is better), solved for this turn
+    from the turn-start table (:meth:`WinTable.turn`); ties go to more points,
+    then fewer dice. The opponent is the other player, or with three or more
+    players the one with the best score (an approximation: the others are
+    ignored). On a final turn only getting ahead counts.
+    """
+
+    name = "win"
+    _KEEP = 64
+
+    def __init__(self, rules: RuleSet, table: WinTable) -> None:
+        self.rules = rules
+        self.table = table
+        self._turns: dict[tuple[int, int, int, int, bool, bool, bool], TurnChances] = {}
+
+    def turn(self, view: TurnView) -> TurnChances:
+        """The solved turn for this view's scores, streaks and statuses (remembered)."""
+        key = (
+            view.score,
+            view.opponent,
+            view.streak,
+            view.opponent_streak,
+            view.on_board,
+            view.opponent_on_board,
+            view.final,
+        )
+        found = self._turns.get(key)
+        if found is None:
+            if len(self._turns) >= self._KEEP:
+                self._turns.clear()
+            me = Side(view.score, view.streak, view.on_board)
+            other = Side(view.opponent, view.opponent_streak, view.opponent_on_board)
+            found = self._turns[key] = self.table.turn(me, other, view.final)
+        return found
+
+    def decide(self, state: StateLike, me: str) -> Decision:
+        """What ``me`` does now: set-aside and then, or between rolls ``keep=()`` and then."""
+        view = view_of(state, me)
+        if not view.roll:
+            return Decision((), self.bank_or_roll(view, left_between_rolls(state.turn)))
+        return self.decide_view(view)
+
+    def bank_or_roll(self, view: TurnView, dice_left: int) -> Then:
+        """Between rolls at the view's total (``dice_left`` 0: all six are back)."""
+        return "roll" if self.turn(view).should_roll(view.total, dice_left) else "bank"
+
+    def decide_view(self, view: TurnView) -> Decision:
+        """The set-aside with the best chance of winning, then bank or roll."""
+        turn = self.turn(view)
+
+        def value(option: SetAside) -> tuple[float, int, int]:
+            chance = turn.chance_after(view.total + option.points, dice_left_after(view, option))
+            return (chance, option.points, -len(option.dice))
+
+        choice = max(options_of(view, self.rules), key=value)
+        total = view.total + choice.points
+        left = dice_left_after(view, choice)
+        return Decision(choice.dice, "roll" if turn.should_roll(total, left) else "bank")
+
+
 def make_bot(
-    name: str, rules: RuleSet, solution: Solution | Callable[[RuleSet], Solution] | None = None
+    name: str,
+    rules: RuleSet,
+    solution: Solution | Callable[[RuleSet], Solution] | None = None,
+    win: WinTable | Callable[[RuleSet], WinTable] | None = None,
 ) -> Bot:
     """The computer player ``name`` for ``rules``.
 
     ``optimal`` needs the solved rule set: pass a :class:`Solution` (e.g. from
-    a cache), a function that returns one, or nothing to solve here.
+    a cache), a function that returns one, or nothing to solve here. ``win``
+    needs the two-player win table the same way (solving it takes minutes).
     """
     if name == "dicenow":
         return DicenowBot(rules)
+    if name == "win":
+        if win is None:
+            from zilch.strategy.winsolve import solve_win
+
+            win = WinTable.of(solve_win(rules))
+        elif not isinstance(win, WinTable):
+            win = win(rules)
+        return WinBot(rules, win)
     if name == "optimal":
         if solution is None:
             from zilch.strategy.solver import solve_cached

@@ -92,6 +92,8 @@ class TurnView:
     dice set aside earlier that may still complete a triple (pyramiding only);
     ``opponent`` the best score among the other players; ``final`` is true on
     the player's last turn of the game (someone else has reached the target).
+    ``opponent_streak`` and ``opponent_on_board`` describe that best other
+    player (the ``win`` player reads them).
     """
 
     roll: tuple[int, ...]
@@ -102,6 +104,8 @@ class TurnView:
     on_board: bool = True
     final: bool = False
     frozen: tuple[int, ...] = ()
+    opponent_streak: int = 0
+    opponent_on_board: bool = True
 
     @classmethod
     def checked(
@@ -114,6 +118,8 @@ class TurnView:
         streak: int = 0,
         on_board: bool = True,
         final: bool = False,
+        opponent_streak: int = 0,
+        opponent_on_board: bool = True,
     ) -> TurnView:
         """A view from outside input, each value checked with a one-line reason.
 
@@ -125,9 +131,21 @@ class TurnView:
             raise InvalidSituation(f"the turn total cannot be negative (got {total})")
         if total % 50:
             raise InvalidSituation(f"a turn total is a multiple of 50 (got {total})")
-        if streak < 0:
-            raise InvalidSituation(f"a zilch streak cannot be negative (got {streak})")
-        return cls(dice, total, score, opponent, streak, on_board, final)
+        if streak < 0 or opponent_streak < 0:
+            bad = min(streak, opponent_streak)
+            raise InvalidSituation(f"a zilch streak cannot be negative (got {bad})")
+        return cls(
+            dice,
+            total,
+            score,
+            opponent,
+            streak,
+            on_board,
+            final,
+            (),
+            opponent_streak,
+            opponent_on_board,
+        )
 
     @property
     def dice(self) -> int:
@@ -173,14 +191,17 @@ def view_of(state: StateLike, me: str) -> TurnView:
     if state.current != me:
         raise IllegalAction(f"it is not {me}'s turn (current: {state.current})")
     player = next(p for p in state.players if p.name == me)
-    others = [p.score for p in state.players if p.name != me]
+    others = [p for p in state.players if p.name != me]
+    best = max(others, key=lambda p: p.score, default=None)
     return TurnView(
         tuple(state.turn.roll or ()),
         state.turn.total,
         player.score,
-        max(others, default=0),
+        best.score if best else 0,
         player.streak,
         player.on_board,
         is_final_turn(state, me),
         state.turn.pyramid,
+        best.streak if best else 0,
+        best.on_board if best else True,
     )

@@ -1,0 +1,264 @@
+"""The two-player win solve, its table, the ``win`` player and the win-chance verb.
+
+The solves here use a target of 1,000 (house rule) so they take seconds; the full
+presets are measured by ``benchmarks/win.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from server.cli import main
+from server.solver_cache import WinTableCache
+from zilch import Game, RuleSet, find_preset
+from zilch.strategy import TurnView, make_bot
+from zilch.strategy.duel import play_duel
+from zilch.strategy.model import roll_table
+from zilch.strategy.winchance import Side, WinTable, WinTableDataError
+from zilch.strategy.winsolve import (
+    Options,
+    WinSolveError,
+    final_chances,
+    solve_win,
+    turn_values,
+)
+
+SMALL = {"target": "1000"}
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return find_preset("dicenow").with_house_rules(SMALL)
+
+
+@pytest.fixture(scope="module")
+def table(rules: RuleSet) -> WinTable:
+    return WinTable.of(solve_win(rules))
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory, rules: RuleSet, table: WinTable) -> Path:
+    folder = tmp_path_factory.mktemp("solver")
+    WinTableCache(folder)._store(rules, table)
+    return folder
+
+
+def _loop_turn(rules: RuleSet, bank: list[float], zilch: float, bank_from: int) -> float:
+    """The turn's first-roll value by plain loops over every profile and option."""
+    table = roll_table(rules)
+    unit = table.unit
+    after = [[bank[-1]] * 7 for _ in range(len(bank) + table.max_points // unit + 1)]
+    first = 0.0
+    for t in range(len(bank) - 1, -1, -1):
+        rolls = [0.0] * 7
+        for n in range(1, 7):
+            value = table.dice[n].zilch_chance * zilch
+            for profile in table.dice[n].profiles:
+                value += profile.chance * max(
+                    after[t + points // unit][n - used or 6] for used, points in profile.options
+                )
+            rolls[n] = value
+        for n in range(1, 7):
+            after[t][n] = max(rolls[n], bank[t]) if t >= bank_from else rolls[n]
+        first = rolls[6]
+    return first
+
+
+def test_turn_sweep_matches_plain_loops(rules: RuleSet) -> None:
+    generator = np.random.default_rng(5)
+    bank = np.sort(generator.random((3, 40)), axis=1)
+    zilch = np.array([0.0, 0.3, 0.7])
+    roll, _ = turn_values(Options.of(roll_table(rules)), bank, zilch, np.full(3, 6), False)
+    for column in range(3):
+        expected = _loop_turn(rules, list(bank[column]), float(zilch[column]), 6)
+        assert roll[column, 0, 6] == pytest.approx(expected, abs=1e-12)
+
+
+def test_final_turn_chances_match_the_points_solver_last_turn(rules: RuleSet) -> None:
+    from zilch.strategy.final import solve_final_turn
+
+    chances = final_chances(Options.of(roll_table(rules)), rules, 60, 0.0, True)
+    for deficit in (50, 300, 1000, 2500):
+        goal = deficit + 50  # strictly ahead: a tie goes to whoever reached the target first
+        expected = solve_final_turn(rules, goal).roll_chance(0, 6)
+        assert chances[deficit // 50] == pytest.approx(expected, abs=1e-9)
+
+
+def test_table_is_a_chance_and_moves_the_right_way(table: WinTable) -> None:
+    assert table.table.min() >= 0.0 and table.table.max() <= 1.0
+    first = table.start_chance(Side(0), Side(0))
+    assert 0.5 < first < 0.7
+    # More points for the mover never hurt much; more for the opponent never help.
+    assert table.start_chance(Side(500), Side(0)) > first > table.start_chance(Side(0), Side(500))
+    assert table.start_chance(Side(0, streak=2), Side(0)) < first
+    assert table.start_chance(Side(0), Side(0, streak=2)) > first
+    # On the whole, more points help; only next to the target can a lower score be
+    # better (a bank that reaches it hands the opponent a last turn).
+    zero = table.layout.index(0)
+    on = table.table[0, 0, 0, 0, zero:, zero:].astype(np.float64)
+    assert (np.diff(on, axis=0).mean(axis=0) > 0).all()
+    assert (np.diff(on, axis=1).mean(axis=1) < 0).all()
+
+
+def test_solve_has_converged_and_nodes_matter_little(rules: RuleSet, table: WinTable) -> None:
+    assert table.change < 1e-6
+    finer = WinTable.of(solve_win(rules, nodes=12))
+    zero = table.layout.index(0)
+    difference = np.abs(finer.table.astype(np.float64) - table.table)
+    assert difference.max() < 0.03  # the payoff interpolation, worst state (see docs)
+    assert difference[..., zero:, zero:].mean() < 2e-3
+    assert difference[0, 0, 0, 0, zero, zero] < 1e-3
+
+
+def test_turn_start_agrees_with_the_on_demand_turn(table: WinTable) -> None:
+    for me, other in ((Side(0), Side(0)), (Side(300, 1), Side(650, 2)), (Side(-400, 2), Side(900))):
+        turn = table.turn(me, other)
+        assert turn.roll_chance(0, 6) == pytest.approx(table.start_chance(me, other), abs=2e-3)
+
+
+def test_bank_values_follow_the_game(table: WinTable) -> None:
+    turn = table.turn(Side(700), Side(800))
+    # Banking 300 reaches the target: the opponent's last turn must beat 1,000 by 50.
+    assert turn.bank_chance(300) == pytest.approx(1 - table.final_chance(200), abs=1e-6)
+    assert not turn.can_bank(250, 3)  # dicenow's 300 minimum
+    assert turn.can_bank(300, 3)
+
+
+def test_table_round_trips_and_bad_arrays_are_refused(rules: RuleSet, table: WinTable) -> None:
+    arrays = table.to_arrays()
+    again = WinTable.from_arrays(rules, arrays)
+    assert np.array_equal(again.table, table.table)
+    assert again.start_chance(Side(0), Side(0)) == table.start_chance(Side(0), Side(0))
+    with pytest.raises(WinTableDataError, match="fit"):
+        WinTable.from_arrays(find_preset("dicenow"), arrays)
+    broken = dict(arrays, table=arrays["table"][:, :, :, :, :-1])
+    with pytest.raises(WinTableDataError):
+        WinTable.from_arrays(rules, broken)
+    with pytest.raises(WinTableDataError, match="incomplete"):
+        WinTable.from_arrays(rules, {"table": arrays["table"]})
+
+
+def test_final_round_endings_are_refused() -> None:
+    with pytest.raises(WinSolveError, match="final_round"):
+        solve_win(find_preset("club"))
+
+
+def test_win_bot_on_a_final_turn_rolls_until_ahead(rules: RuleSet, table: WinTable) -> None:
+    bot = make_bot("win", rules, win=table)
+    view = TurnView((1, 2, 2, 3, 4, 6), total=0, score=500, opponent=1000, final=True)
+    assert bot.decide_view(view).to_json() == {"keep": [1], "then": "roll"}
+    ahead = TurnView((1, 1, 1, 3, 4, 6), total=0, score=500, opponent=1000, final=True)
+    assert bot.decide_view(ahead).to_json() == {"keep": [1, 1, 1], "then": "bank"}
+
+
+def test_win_bot_plays_whole_games_through_the_engine(rules: RuleSet, table: WinTable) -> None:
+    bot = make_bot("win", rules, win=table)
+    other = make_bot("dicenow", rules)
+    result = play_duel(rules, [bot, other], 60, 11)
+    assert result.games == 60 and sum(result.wins) == pytest.approx(60)
+
+
+def test_self_play_matches_the_solved_first_player_chance(rules: RuleSet, table: WinTable) -> None:
+    """A small version of the benchmark's 20,000-game check (can fail by chance, ~1 in 300)."""
+    games = 1500
+    bots = [make_bot("win", rules, win=table), make_bot("win", rules, win=table)]
+    result = play_duel(rules, bots, games, 2026)
+    rate = result.first_player_wins / games
+    first = table.start_chance(Side(0), Side(0))
+    assert abs(rate - first) < 3 * (first * (1 - first) / games) ** 0.5
+
+
+def test_twinson_rules_solve_with_tie_breaks_and_entry() -> None:
+    rules = find_preset("twinson-5000").with_house_rules(SMALL)
+    solved = WinTable.of(solve_win(rules))
+    assert 0.3 < solved.tiebreak < 0.7
+    off = solved.start_chance(Side(0, on_board=False), Side(0, on_board=False))
+    assert 0.5 < off < 0.7
+    turn = solved.turn(Side(0, on_board=False), Side(0, on_board=False))
+    assert not turn.can_bank(450, 2) and turn.can_bank(500, 2)
+    assert not turn.can_bank(600, 0)  # hot dice must be rolled under twinson
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_win_chance_verb_json(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["win-chance", "--rule", "target=1000", "--cache-dir", str(cache_dir), "--json"]
+    code, out, _ = run([*base, "--score", "0", "--opponent", "0"], capsys)
+    assert code == 0
+    document = json.loads(out)
+    assert 0.5 < document["win"] < 0.7 and document["turn_start"] == pytest.approx(
+        document["win"], abs=2e-3
+    )
+    code, out, _ = run(
+        [*base, "--score", "600", "--opponent", "700", "--turn-total", "350", "--dice-left", "2"],
+        capsys,
+    )
+    document = json.loads(out)
+    assert code == 0 and document["bank"] is not None
+    assert document["win"] == max(document["bank"], document["roll"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--score", "25", "--opponent", "0"], "--score is a multiple of 50"),
+        (["--score", "1000", "--opponent", "0"], "has reached the target"),
+        (["--score", "0", "--opponent", "0", "--streak", "-1"], "--streak must be at least 0"),
+        (["--score", "0", "--opponent", "0", "--turn-total", "300"], "together"),
+        (["--score", "0", "--opponent", "0", "--turn-total", "0", "--dice-left", "3"], "first"),
+        (["--score", "0", "--opponent", "0", "--turn-total", "50", "--dice-left", "9"], "1 to 6"),
+    ],
+)
+def test_win_chance_verb_refuses_bad_input(
+    cache_dir: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    code, _, err = run(
+        ["win-chance", "--rule", "target=1000", "--cache-dir", str(cache_dir), *extra], capsys
+    )
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_decide_with_the_win_bot(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        [
+            "decide",
+            "--rule",
+            "target=1000",
+            "--cache-dir",
+            str(cache_dir),
+            "--bot",
+            "win",
+            "--roll",
+            "1",
+            "2",
+            "2",
+            "3",
+            "4",
+            "6",
+            "--score",
+            "500",
+            "--opponent",
+            "1000",
+            "--final",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0 and json.loads(out) == {"keep": [1], "then": "roll"}
+
+
+def test_game_state_gives_the_opponent_to_the_bot(rules: RuleSet, table: WinTable) -> None:
+    game = Game(rules, ["Ann", "Ben"])
+    game.roll([2, 3, 4, 6, 6, 2])  # Ann zilches
+    game.roll([1, 5, 2, 3, 4, 4])
+    bot = make_bot("win", rules, win=table)
+    decision = bot.decide(game.state, "Ben")
+    assert decision.keep in ((1,), (1, 5), (5,))
