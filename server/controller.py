@@ -57,6 +57,7 @@ from zilch import (
 from zilch.strategy import BOTS, UnknownBot, make_bot
 from zilch.strategy.bots import Bot
 from zilch.strategy.solution import Solution
+from zilch.strategy.winchance import WinTable
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class Controller:
         long_press_action: str = "new_game",
         solution: Callable[[RuleSet], Solution] | None = None,
         lessons: Lessons | None = None,
+        win: Callable[[RuleSet], WinTable | None] | None = None,
     ) -> None:
         self.store = store
         self.hw = hardware
@@ -103,6 +105,7 @@ class Controller:
         self.long_press_action = long_press_action
         self._solution = solution
         self.lessons = lessons or Lessons()
+        self._win = win
         self._queue: queue.Queue[tuple[Command, tuple[object, ...], Future[object]]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -832,6 +835,14 @@ class Controller:
         """A computer player; ``optimal`` gets its solution from the service's cache."""
         if name not in BOTS:
             raise UnknownBot(f"unknown computer player {name!r}; choose one of {', '.join(BOTS)}")
+        if name == "win":  # never solved here: the service solves it off the table's thread
+            table = self._win(rules) if self._win else None
+            if table is None:
+                raise UnknownBot(
+                    f"the win player's table for {rules.name} is not solved yet (the service "
+                    "solves it in a few minutes after start); choose dicenow or optimal for now"
+                )
+            return make_bot(name, rules, win=table)
         return make_bot(name, rules, self._solution) if name == "optimal" else make_bot(name, rules)
 
     def _fail(self, exc: Exception) -> None:

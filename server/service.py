@@ -31,6 +31,7 @@ from server.store import CorruptJournal, Store
 from server.table_state import TableError, TablePhase, TableState, turn_token
 from server.teaching import Lessons, Teacher
 from server.tray import Hardware, Timing
+from server.win_service import WinTables
 from vision import (
     Calibration,
     FrameSource,
@@ -61,11 +62,13 @@ class StateDocument:
         wall_clock: Callable[[], datetime],
         speech: Callable[[], bool],
         solutions: Solutions,
+        wins: WinTables | None = None,
     ) -> None:
         self.host = host
         self.wall_clock = wall_clock
         self.speech = speech
         self.solutions = solutions
+        self.wins = wins
 
     def build(self, table: TableState) -> dict[str, Any]:
         """The whole table as the design's ``/api/state`` describes it."""
@@ -82,6 +85,7 @@ class StateDocument:
             "round": 0,
             "final_round": False,
             "turn": empty_turn(),
+            "win_chance": None,
             "reading": None if table.reading is None else dict(table.reading),
             "message": table.message,
             "announcement": None if table.announcement is None else table.announcement.to_json(),
@@ -121,6 +125,7 @@ class StateDocument:
             winners=list(state.winners),
         )
         doc["turn"] = self._turn(game)
+        doc["win_chance"] = self.wins.document(game) if self.wins else None
         doc["table"]["join_open"] = "join" in game.allowed_actions()
         doc["correctable"] = correctable(table)
         return doc
@@ -257,9 +262,11 @@ class TableService:
         keepalive_s: float = 15.0,
         heartbeat: Callable[[], None] = lambda: None,
         status: Callable[[str], None] = lambda text: None,
+        win_solver: bool = False,
     ) -> None:
         self.config = config
         self._status = status
+        self.win_solver = win_solver  # solve the two-player win table at start (``serve``)
         self._status_text = ""
         self.state_dir = Path(config.state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -281,7 +288,8 @@ class TableService:
             self.config.calibration_path.parent, self.hardware.watcher.calibration.get
         )
         self.hardware.watcher.profile = self.teacher.profile
-        self.document = StateDocument(self.host, wall_clock, self.speech, self.solutions)
+        self.wins = WinTables(self.state_dir / CACHE_FOLDER)
+        self.document = StateDocument(self.host, wall_clock, self.speech, self.solutions, self.wins)
         self.controller = Controller(
             self.store,
             self.hardware,
@@ -295,6 +303,7 @@ class TableService:
             long_press_action=config["buttons"]["long_press_action"],
             solution=self.solutions.get,
             lessons=Lessons(self.teacher),
+            win=self.wins.available,
         )
         self.max_streams: int | None = None  # live event streams allowed at once (None: any)
         self._doc: dict[str, Any] = {}
@@ -355,6 +364,8 @@ class TableService:
         threading.Thread(
             target=self.solutions.get, args=(self.config.rules,), name="solver", daemon=True
         ).start()
+        if self.win_solver:  # in a process of its own: minutes, never the table's time
+            self.wins.start(self.config.rules)
         for _ in range(RECOVER_TRIES):
             try:
                 self.controller.start()
@@ -372,6 +383,7 @@ class TableService:
     def stop(self) -> None:
         """Stop the controller, end every stream, coil off, close camera and database."""
         self.broker.close()
+        self.wins.close()
         self.controller.stop()
         try:
             self.hardware.tower.close()

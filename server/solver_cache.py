@@ -168,14 +168,9 @@ class WinTableCache:
         path = self.path_for(rules)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            try:
-                with os.fdopen(handle, "wb") as stream:
-                    np.savez_compressed(stream, **table.to_arrays())
-                os.replace(temporary, path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            packed = io.BytesIO()
+            np.savez_compressed(packed, **table.to_arrays())
+            write_atomically(path, packed.getvalue())
         except OSError as exc:
             raise SolverCacheError(
                 f"cannot write the win table cache in {self.directory}: {exc.strerror or exc}; "

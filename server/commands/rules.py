@@ -204,12 +204,21 @@ def make_bots(bots: dict[str, str], rules: RuleSet) -> dict[str, Any]:
         return {}
     try:
         strategy = importlib.import_module("zilch.strategy")
-        make_bot: Callable[[str, RuleSet], Any] = strategy.make_bot
+        make_bot: Callable[..., Any] = strategy.make_bot
     except (ImportError, AttributeError):
         raise UserError(
             "--bot needs the strategy package (zilch.strategy.make_bot), "
             "which is not available in this installation"
         ) from None
+    if "win" in bots.values():  # the win table comes from the solver cache (solved once)
+        from server.config import load_config
+        from server.solver_cache import CACHE_FOLDER, WinTableCache
+
+        table = WinTableCache(load_config().state_dir / CACHE_FOLDER).table(rules)
+        return {
+            name: make_bot(kind, rules, None, table) if kind == "win" else make_bot(kind, rules)
+            for name, kind in bots.items()
+        }
     return {name: make_bot(kind, rules) for name, kind in bots.items()}
 
 

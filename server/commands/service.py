@@ -112,6 +112,7 @@ def run_serve(args: argparse.Namespace) -> int:
         heartbeat=watchdog.ping,
         status=lambda text: watchdog.notify(f"STATUS={text}"),
         sim_settle_s=0.4 if args.sim_settle is None else args.sim_settle,
+        win_solver=True,
     )
     # Each live page holds a worker thread; keep a few for the API so phones can always play.
     limits = Limits.for_threads(threads)

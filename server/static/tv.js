@@ -428,6 +428,39 @@
 
     const log = (state.log || []).slice(-LOG_LINES).reverse();
     $("log").replaceChildren(...log.map(logItem));
+    renderWinChance(state);
+  }
+
+  /* Each player's chance to win (two players, once the rules are solved): a bar like a
+     chess engine's evaluation bar, the last turn starts as a small line, and the coach's
+     "bank: 64% to win; roll: 58%" when the choice is there. */
+  const SPARKS = "▁▂▃▄▅▆▇█";
+
+  function renderWinChance(state) {
+    const box = $("win-chance");
+    const win = state.win_chance;
+    if (!win || state.finished) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const names = (state.players || []).map((p) => p.name);
+    const first = names[0];
+    const second = names[1];
+    const share = win.players[first];
+    const fill = h("span", { class: "win-fill" });
+    fill.style.width = Math.round(share * 1000) / 10 + "%";
+    const history = (win.history && win.history.chances) || [];
+    const line = history.map((c) => SPARKS[Math.min(7, Math.floor(c * 8))]).join("");
+    box.replaceChildren(
+      h("span", { class: "win-name" }, first + " " + percent(share)),
+      h("span", { class: "win-bar", role: "img",
+        "aria-label": first + " " + percent(share) + ", " + second + " " + percent(1 - share) }, fill),
+      h("span", { class: "win-name" }, percent(1 - share) + " " + second),
+      h("span", { class: "win-line", title: first + "'s chance at each turn start" }, line),
+      win.advice ? h("span", { class: "win-advice" }, "Coach: " + win.advice) : "",
+    );
+    box.hidden = false;
   }
 
   function renderWinner(state) {

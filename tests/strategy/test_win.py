@@ -262,3 +262,50 @@ def test_game_state_gives_the_opponent_to_the_bot(rules: RuleSet, table: WinTabl
     bot = make_bot("win", rules, win=table)
     decision = bot.decide(game.state, "Ben")
     assert decision.keep in ((1,), (1, 5), (5,))
+
+
+def test_display_document_for_two_players(rules: RuleSet, cache_dir: Path) -> None:
+    from server.win_service import WinTables
+
+    wins = WinTables(cache_dir)
+    game = Game(rules, ["Ann", "Ben"])
+    start = wins.document(game)
+    assert start is not None and start["current"] == "Ann"
+    assert start["players"]["Ann"] == pytest.approx(1 - start["players"]["Ben"], abs=1e-4)
+    assert start["players"]["Ann"] > 0.5 and start["history"]["chances"] == [
+        start["players"]["Ann"]
+    ]
+    game.roll([1, 1, 1, 5, 2, 3])
+    rolled = wins.document(game)
+    assert rolled is not None and rolled["players"]["Ann"] > start["players"]["Ann"]
+    game.keep([1, 1, 1, 5])
+    kept = wins.document(game)
+    assert kept is not None and kept["advice"].startswith("bank: ")
+    assert "% to win; roll: " in kept["advice"]
+    game.bank()
+    after = wins.document(game)
+    assert after is not None and after["current"] == "Ben"
+    assert len(after["history"]["chances"]) == 2
+    # Three players, or rules with no table yet: nothing to show.
+    assert wins.document(Game(rules, ["Ann", "Ben", "Cat"])) is None
+    assert wins.document(Game(find_preset("greedy"), ["Ann", "Ben"])) is None
+
+
+def test_the_table_never_solves_a_win_player_on_its_thread(rules: RuleSet) -> None:
+    from server.controller import Controller
+    from zilch.strategy import UnknownBot
+
+    make = Controller._make_bot
+    holder = type("Holder", (), {"_win": None, "_solution": None})()
+    with pytest.raises(UnknownBot, match="not solved yet"):
+        make(holder, "win", rules)  # type: ignore[arg-type]
+
+
+def test_solving_in_the_background_skips_what_is_there(rules: RuleSet, cache_dir: Path) -> None:
+    from server.win_service import WinTables
+
+    wins = WinTables(cache_dir)
+    wins.start(rules)  # already on disk: no process
+    wins.start(find_preset("club"))  # a final round: not solved, no process
+    assert wins._processes == []
+    wins.close()

@@ -1,0 +1,185 @@
+"""The table's chance to win: win tables solved off the table's thread, read for the display.
+
+A two-player win table takes minutes to solve, so the service never solves one on
+a thread that serves the table: :meth:`WinTables.start` hands the solve to a
+separate process (it writes the solver cache, then this process reads it), and
+everything else asks :meth:`WinTables.available`, which answers only from memory
+or disk. Until the table is there the display simply shows no chance.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import multiprocessing.process
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from server.solver_cache import WinTableCache
+from zilch import Game, RuleSet
+from zilch.errors import ZilchError
+from zilch.strategy.view import dice_left_after, options_of, view_of
+from zilch.strategy.winchance import Side, TurnChances, WinTable
+from zilch.strategy.winsolve import check_solvable
+
+log = logging.getLogger(__name__)
+
+HISTORY = 12
+"""Turn starts kept for the display's small line of the last turns."""
+
+
+def _solve_into(directory: str, rules_data: dict[str, Any]) -> None:
+    """Child process: solve (or find) the win table of the rules and store it on disk."""
+    os.nice(10)  # the table's own process comes first
+    rules = RuleSet.from_dict(rules_data)
+    WinTableCache(Path(directory)).get(rules)
+
+
+class WinTables:
+    """Win tables by rule set for the display and the ``win`` player (never solved here)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.cache = WinTableCache(directory)
+        self._lock = threading.Lock()
+        self._solving: set[str] = set()
+        self._processes: list[multiprocessing.process.BaseProcess] = []
+        self._turns: dict[tuple[object, ...], TurnChances] = {}
+        self._history: dict[tuple[str, ...], list[float]] = {}
+
+    def available(self, rules: RuleSet) -> WinTable | None:
+        """The win table of ``rules`` if solved already (memory or disk), else None."""
+        try:
+            check_solvable(rules)
+            return self.cache.cached(rules)
+        except (ZilchError, ValueError, OSError) as exc:
+            log.debug("no win table for %s: %s", rules.name, exc)
+            return None
+
+    def start(self, rules: RuleSet) -> None:
+        """Solve ``rules`` in a separate process unless it is solved or being solved."""
+        try:
+            check_solvable(rules)
+        except ValueError as exc:
+            log.info("%s", exc)
+            return
+        if self.available(rules) is not None:
+            return
+        key = repr(rules)
+        with self._lock:
+            if key in self._solving:
+                return
+            self._solving.add(key)
+        context = multiprocessing.get_context("spawn")
+        process = context.Process(
+            target=_solve_into,
+            args=(str(self.cache.directory), rules.to_dict()),
+            name=f"win-solve-{rules.name}",
+            daemon=True,  # ends with the service
+        )
+        process.start()
+        self._processes.append(process)
+
+        def watch() -> None:
+            process.join()
+            with self._lock:
+                self._solving.discard(key)
+            if process.exitcode == 0:
+                log.info("win table for %s solved", rules.name)
+            else:
+                log.warning("win table for %s not solved (exit %s)", rules.name, process.exitcode)
+
+        threading.Thread(target=watch, name="win-solve-watch", daemon=True).start()
+
+    def close(self) -> None:
+        """Stop any solve still running (the next start solves again)."""
+        for process in self._processes:
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=5)
+        self._processes.clear()
+
+    # -- the state document ---------------------------------------------------------
+
+    def document(self, game: Game) -> dict[str, Any] | None:
+        """Each player's chance to win now, with the last turn starts; None if not known.
+
+        Two players only: the chance of the player to act from the exact solve of
+        the turn in progress (after the roll on the table: its best set-aside).
+        """
+        state = game.state
+        if len(state.players) != 2 or state.current is None or state.finished:
+            return None
+        table = self.available(game.rules)
+        if table is None:
+            return None
+        me = state.current
+        view = view_of(state, me)
+        turn = self._turn(table, view.score, view.opponent, view, state.turn_number)
+        start = turn.roll_chance(0, 6)
+        advice = ""
+        if view.roll:
+            try:
+                options = options_of(view, game.rules)
+            except ZilchError:
+                options = []
+            chances = [
+                turn.chance_after(view.total + o.points, dice_left_after(view, o)) for o in options
+            ]
+            now = max(chances, default=0.0)
+        elif view.total > 0:
+            left = 0 if state.turn.free_roll else state.turn.dice_left
+            roll = turn.roll_chance(view.total, left or 6)
+            if turn.can_bank(view.total, left):
+                bank = turn.bank_chance(view.total)
+                advice = f"bank: {bank:.0%} to win; roll: {roll:.0%}"
+                now = max(roll, bank)
+            else:
+                now = roll
+        else:
+            now = start
+        other = next(p.name for p in state.players if p.name != me)
+        first = state.players[0].name
+        history = self._remember(game, state.turn_number, start if me == first else 1 - start)
+        return {
+            "players": {me: round(now, 4), other: round(1 - now, 4)},
+            "current": me,
+            "advice": advice,
+            "history": {"player": first, "chances": [round(c, 4) for c in history]},
+        }
+
+    def _turn(
+        self, table: WinTable, score: int, opponent: int, view: Any, number: int
+    ) -> TurnChances:
+        key = (
+            id(table),
+            score,
+            opponent,
+            view.streak,
+            view.opponent_streak,
+            view.on_board,
+            view.opponent_on_board,
+            view.final,
+        )
+        found = self._turns.get(key)
+        if found is None:
+            if len(self._turns) > 64:
+                self._turns.clear()
+            me = Side(score, view.streak, view.on_board)
+            other = Side(opponent, view.opponent_streak, view.opponent_on_board)
+            found = self._turns[key] = table.turn(me, other, view.final)
+        return found
+
+    def _remember(self, game: Game, number: int, chance: float) -> list[float]:
+        """The first player's chance at each turn start of this game (the last ``HISTORY``)."""
+        key = (*(p.name for p in game.state.players), game.rules.name)
+        line = self._history.setdefault(key, [])
+        if number == len(line) + 1:
+            line.append(chance)
+        elif 1 <= number <= len(line):
+            del line[number:]
+            line[number - 1] = chance
+        else:  # the service started in the middle of this game
+            line[:] = [chance]
+        return line[-HISTORY:]
