@@ -73,18 +73,20 @@ def run_lookup(args: argparse.Namespace) -> dict[str, Any]:
     rules = _rules(args.preset, args.rule)
     table = WinTableCache(Path(args.cache)).table(rules)
     picker = random.Random(7)
-    times = []
+    times, cpu = [], []
     for _ in range(args.repeats):
         me = Side(50 * picker.randrange(0, rules.target // 50), picker.randrange(3))
         other = Side(50 * picker.randrange(0, rules.target // 50), picker.randrange(3))
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         table.turn(me, other)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - used)
     return {
         "preset": rules.name,
         "repeats": args.repeats,
         "median_ms": round(1000 * statistics.median(times), 2),
         "max_ms": round(1000 * max(times), 2),
+        "median_cpu_ms": round(1000 * statistics.median(cpu), 2),
     }
 
 
