@@ -512,6 +512,24 @@ def config() -> Response:
     return jsonify({"config": values, "state_dir": str(conf.state_dir)})
 
 
+@bp.post("/end-game")
+@admin_pin
+def end_game() -> Response:
+    """End the running game unfinished: ``{}``; it stays in the history as not finished."""
+    body(())
+    return act(lambda: service().end_game())
+
+
+@bp.post("/pause")
+@admin_pin
+def pause() -> Response:
+    """Pause or resume the table: ``{"paused": true|false}`` (host calls and timers stop)."""
+    data = body(("paused",))
+    if not isinstance(data.get("paused"), bool):
+        raise BadBody("'paused' must be true or false")
+    return act(lambda: service().pause(bool(data["paused"])))
+
+
 @bp.post("/settings")
 @admin_pin
 def settings() -> Response:

@@ -250,6 +250,7 @@ class Controller:
         tower: Sequence[TowerOp] = (),
         notes: Sequence[Note] = (),
         roll: tuple[str, Sequence[int]] | None = None,
+        ended: int | None = None,
     ) -> TableState:
         """Journal ``following`` (committed), then adopt and publish it; the adopted state.
 
@@ -265,6 +266,7 @@ class Controller:
             notes=notes,
             roll=roll,
             new_game=new_game,
+            ended=ended,
         )
         with self._lock:
             self._state = adopted
@@ -339,7 +341,7 @@ class Controller:
 
     def roll(self, player: str | None = None, turn: str | None = None) -> None:
         """ROLL: shake the tower once the dice in the tray are right."""
-        game = self._need_game(player, turn)
+        game = self._person_acts(player, turn)
         phase = self._state.phase
         if phase.busy:
             raise TableError("the dice are already rolling")
@@ -365,7 +367,7 @@ class Controller:
     def keep(self, values: list[int], player: str | None = None, turn: str | None = None) -> None:
         """Set these dice aside (tapped on a phone, or a computer player's choice)."""
         now = self._state
-        game = self._need_game(player, turn)
+        game = self._person_acts(player, turn)
         if now.phase is not TablePhase.CHOOSE:
             raise IllegalAction(f"cannot set dice aside now: the table is {now.phase.value}")
         roll = tuple(game.state.turn.roll or ())
@@ -388,7 +390,7 @@ class Controller:
 
     def bank(self, player: str | None = None, turn: str | None = None) -> None:
         """BANK: end the turn and add its total."""
-        game = self._need_game(player, turn)
+        game = self._person_acts(player, turn)
         if self._state.phase.busy:
             raise TableError("wait for the dice to be read")
         game, events = game.after({"bank": True})
@@ -398,7 +400,7 @@ class Controller:
 
     def skip(self, player: str | None = None, turn: str | None = None) -> None:
         """Skip the current player's turn (the host, or a person on the phone)."""
-        game = self._need_game(player, turn)
+        game = self._person_acts(player, turn)
         if self._state.phase.busy:
             raise TableError("wait for the dice to be read")
         game, events = game.after({"skip": True})
@@ -488,6 +490,46 @@ class Controller:
         if any(e.kind == "forgiven" for e in events) and adopted.phase is TablePhase.READY:
             self._begin_shake(adopted)
 
+    def end_game(self) -> None:
+        """The host ends the running game unfinished: journaled, marked abandoned, table idle."""
+        now = self._state
+        game = self._need_game()
+        ended = now.game_id
+        leader = max(game.state.players, key=lambda p: p.score)
+        text = f"Game {ended} ended by the host before its finish (leader {leader.name}, " + (
+            f"{leader.score:,})."
+        )
+        idle = replace(
+            now,
+            phase=TablePhase.IDLE,
+            game=None,
+            game_id=None,
+            message="",
+            announcement=None,
+            expect_tray=None,
+            then=None,
+            tries=0,
+            refused=None,
+            paused=False,
+            correction=None,
+            log=(),
+        )
+        if self.host is not None:
+            self.host.turn_started(None, self.clock())
+        self._commit(idle, notes=[("game_ended", text)], ended=ended)
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause the table (host calls, skip timers and computer players stop) or go on."""
+        now = self._state
+        game = self._need_game()
+        if now.paused == paused:
+            raise TableError("the table is already " + ("paused" if paused else "playing"))
+        if self.host is not None and not paused:
+            self.host.turn_started(game.state.current, self.clock())  # the calls start afresh
+        self._bot_due = self.clock() + self.timing.bot_delay_s
+        text = "Paused by the host." if paused else "The game goes on."
+        self._commit(replace(now, paused=paused), notes=[("pause" if paused else "resume", text)])
+
     def touch(self) -> None:
         """Publish the state again (a table setting changed)."""
         self._commit(self._state)
@@ -523,6 +565,12 @@ class Controller:
             raise TableError("a game is running: teach the tower its dice between games")
         self._commit(now, tower=[["shake"]])
         self.tray.shake(None)
+
+    def _person_acts(self, player: str | None, turn: str | None) -> Game:
+        """A person's play action (ROLL, set-aside, BANK, skip): never while paused."""
+        if self._state.paused:
+            raise TableError("the table is paused: the host resumes it from a phone")
+        return self._need_game(player, turn)
 
     def _need_game(self, player: str | None = None, turn: str | None = None) -> Game:
         """The running game; refused when ``player`` is not to play or ``turn`` has ended.
@@ -735,7 +783,7 @@ class Controller:
         if now.phase in (TablePhase.READY, TablePhase.RETURN_DICE, TablePhase.OVER):
             self.lessons.between_turns()
         game = now.game
-        if game is None or game.state.finished:
+        if game is None or game.state.finished or now.paused:
             return
         phase = now.phase
         if phase is TablePhase.SHAKING:

@@ -42,10 +42,12 @@ class TableJournal:
         notes: Sequence[Note] = (),
         roll: tuple[str, Sequence[int]] | None = None,
         new_game: NewGame | None = None,
+        ended: int | None = None,
     ) -> TableState:
         """Commit one row for ``following``; the state with its ``seq`` and log (not adopted).
 
-        ``new_game`` is the game this row starts, written in the same transaction.
+        ``new_game`` is the game this row starts, written in the same transaction;
+        ``ended`` a game the host ended unfinished, marked abandoned the same way.
 
         Raises :class:`~server.store.StorageError` when the storage refuses:
         nothing was written.
@@ -76,6 +78,7 @@ class TableJournal:
             turns=turns,
             finished=finished,
             new_game=new_game,
+            ended=ended,
         )
         seq = self.store.append(entry, preset=following.preset or None)
         logged = (*following.log, *({"seq": seq, **e} for e in entries))[-LOG_LENGTH:]

@@ -79,6 +79,7 @@ class StateDocument:
             "game_id": table.game_id,
             "seq": table.seq,
             "turn_token": turn_token(table.game_id, game),
+            "paused": table.paused,
             "players": [],
             "current": None,
             "phase": table.phase.value,
@@ -477,6 +478,16 @@ class TableService:
 
     def roll(self, player: str | None = None, turn: str | None = None) -> dict[str, Any]:
         self.controller.call(self.controller.roll, player, turn)
+        return self.state()
+
+    def end_game(self) -> dict[str, Any]:
+        """End the running game unfinished (the host, with the admin PIN)."""
+        self.controller.call(self.controller.end_game)
+        return self.state()
+
+    def pause(self, paused: bool) -> dict[str, Any]:
+        """Pause or resume the table (the host, with the admin PIN)."""
+        self.controller.call(self.controller.set_paused, paused)
         return self.state()
 
     def keep(

@@ -110,9 +110,10 @@ class Step:
     ``["put_back", 2]``), ``log`` the log entries (``kind``, ``player``,
     ``text``, ``data``), ``snapshot`` the controller's state after the change.
     ``roll`` is ``(player, values)`` for a scored roll, ``turns`` the banked
-    turns ``(player, points)`` and ``finished`` the final summary of a game.
+    turns ``(player, points)`` and ``finished`` the final summary of a game;
     ``new_game`` creates the game ``game_id`` (from :meth:`Store.next_game_id`)
-    in the same transaction, so a kill never leaves a game without its rows.
+    in the same transaction, so a kill never leaves a game without its rows;
+    ``ended`` a game ended before its finish, marked abandoned the same way.
     """
 
     game_id: int | None
@@ -124,6 +125,7 @@ class Step:
     turns: list[tuple[str, int]] = field(default_factory=list)
     finished: dict[str, Any] | None = None
     new_game: NewGame | None = None
+    ended: int | None = None  # a game the host ended unfinished: marked abandoned
 
 
 @dataclass(frozen=True)
@@ -344,6 +346,12 @@ class Store:
                 conn.execute(
                     "INSERT INTO rolls (seq, game_id, player, dice) VALUES (?, ?, ?, ?)",
                     (seq, step.game_id, player, ",".join(str(v) for v in values)),
+                )
+            if step.ended is not None:
+                conn.execute(
+                    "UPDATE games SET status = 'abandoned', finished_at = ? "
+                    "WHERE id = ? AND status = 'playing'",
+                    (utc_now(), step.ended),
                 )
             if preset is not None:
                 for player, points in step.turns:

@@ -195,6 +195,7 @@ class TableState:
     last_shake: LastShake | None = None
     log: tuple[Mapping[str, Any], ...] = ()
     correction: Correction | None = None  # who said what the dice show, until the next roll
+    paused: bool = False  # the host paused the table: no calls, no skips, no computer moves
 
     @property
     def playing(self) -> bool:
@@ -204,8 +205,8 @@ class TableState:
     def to_json(self) -> dict[str, Any]:
         """The snapshot stored with every journal row (the journal format).
 
-        ``correction`` is written only while there is one, so rows without it
-        read as before.
+        ``correction`` is written only while there is one and ``paused`` only
+        while the table is paused, so every other row keeps its old format.
         """
         snapshot = {
             "phase": self.phase.value,
@@ -224,6 +225,8 @@ class TableState:
         }
         if self.correction is not None:
             snapshot["correction"] = self.correction.to_json()
+        if self.paused:
+            snapshot["paused"] = True
         return snapshot
 
     @classmethod
@@ -249,6 +252,9 @@ class TableState:
         announcement = data.get("announcement")
         last_shake = data.get("last_shake")
         correction = data.get("correction")
+        paused = data.get("paused", False)
+        if not isinstance(paused, bool):
+            raise SnapshotError(f"paused {paused!r} is not true or false")
         return cls(
             phase=TablePhase(phase),
             preset=_text(data, "preset"),
@@ -264,6 +270,7 @@ class TableState:
             refused=_dice(data, "refused"),
             last_shake=None if last_shake is None else LastShake.from_json(last_shake),
             correction=None if correction is None else Correction.from_json(correction),
+            paused=paused,
         )
 
 

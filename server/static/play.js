@@ -220,7 +220,8 @@
   function updateButtons() {
     const turn = (state && state.turn) || {};
     const phase = state ? state.phase : "";
-    const playing = state && !state.finished && phase !== "idle" && phase !== "over" && myMove();
+    const playing = state && !state.finished && !state.paused && phase !== "idle" &&
+      phase !== "over" && myMove();
     const busy = pending || BUSY_PHASES.includes(phase);
     /* ROLL also answers the tower's requests (dice taken out, put back, the
        tray straightened); the tower checks the tray and says what is wrong */
@@ -307,6 +308,7 @@
     const me = myPlayer();
     const current = currentPlayer();
     if (strayName()) return strayName() + " is not in this game";
+    if (s.paused) return "Paused by the host";
     if (current && current.bot) return current.name + " (computer) is playing";
     if (current && me === current.name) return "Your turn, " + me + "!";
     return current ? current.name + "'s turn" : "";
@@ -356,6 +358,7 @@
     $("final-note").hidden = !note;
     $("play-again").hidden = !state.finished;
     showSkip();
+    showHost();
     takeMoments(state);
 
     const idle = state.phase === "idle" || !(state.players || []).length;
@@ -494,8 +497,8 @@
   let skipArmed = null;
   function showSkip() {
     const current = currentPlayer();
-    const can = current && !current.bot && !state.finished && state.phase === "ready" &&
-      !strayName();
+    const can = current && !current.bot && !state.finished && !state.paused &&
+      state.phase === "ready" && !strayName();
     const button = $("skip");
     button.hidden = !can;
     if (!can) return;
@@ -517,6 +520,62 @@
     act("/api/skip", state.turn_token ? { turn: state.turn_token } : {}, () => {
       showNotice("Turn skipped.");
     });
+  });
+
+  /* ---------- host controls (admin PIN, this tab only) ---------- */
+
+  const ADMIN_KEY = "zilch.admin";
+  let endArmed = false;
+  function adminPin() {
+    try { return window.sessionStorage.getItem(ADMIN_KEY) || ""; } catch (err) { return ""; }
+  }
+  function showHost() {
+    const running = gameRunning();
+    $("host-actions").hidden = !adminPin() || !running;
+    $("admin-form").hidden = Boolean(adminPin());
+    $("pause").textContent = state && state.paused ? "Resume the game" : "Pause the game";
+    $("end-game").textContent = endArmed ? "Tap again to end the game (it is not scored)"
+      : "End the game";
+    $("end-game").classList.toggle("danger", endArmed);
+  }
+  async function hostAct(path, body, done) {
+    try {
+      await request("POST", path, body, { "X-Admin-Pin": adminPin() });
+      showError("");
+      if (done) done();
+    } catch (err) {
+      if (err.status === 401) {
+        try { window.sessionStorage.removeItem(ADMIN_KEY); } catch (e) { /* private mode */ }
+      }
+      showError(err.message);
+    }
+    if (state) showHost();
+  }
+  $("admin-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const value = $("admin-input").value.trim();
+    request("POST", "/api/admin-pin", {}, { "X-Admin-Pin": value })
+      .then(() => {
+        try { window.sessionStorage.setItem(ADMIN_KEY, value); } catch (err) { /* private */ }
+        showError("");
+        showNotice("Admin PIN accepted for this tab.");
+        showHost();
+      })
+      .catch((err) => showError(err.status === 401 ? "That is not the admin PIN." : err.message));
+  });
+  $("pause").addEventListener("click", () => {
+    const paused = !(state && state.paused);
+    hostAct("/api/pause", { paused }, () => showNotice(paused ? "Game paused." : "Game resumed."));
+  });
+  $("end-game").addEventListener("click", () => {
+    if (!endArmed) {
+      endArmed = true;
+      showHost();
+      setTimeout(() => { endArmed = false; if (state) showHost(); }, 5000);
+      return;
+    }
+    endArmed = false;
+    hostAct("/api/end-game", {}, () => showNotice("The game was ended."));
   });
 
   $("ng-add-bot").addEventListener("click", () => addBotRow("", ""));

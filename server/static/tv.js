@@ -168,6 +168,7 @@
   /* What the phase line says; ROLL or BANK only when banking is possible. */
   function phaseText(state) {
     const turn = state.turn || {};
+    if (state.paused) return "Paused by the host";
     if (state.phase === "ready") {
       if (freeRollDue(turn)) return turn.can_bank ? "Free roll or BANK" : "Press ROLL for the free roll";
       return turn.can_bank ? "Press ROLL or BANK" : "Press ROLL";

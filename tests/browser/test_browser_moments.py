@@ -413,3 +413,48 @@ def test_phone_skips_a_turn_after_asking_twice(live_table: LiveTable, page_for: 
     log = live_table.service.state()["log"]
     assert any(e["kind"] == "skip" and e["player"] == "Ann" for e in log)
     assert page.js_errors == []
+
+
+def test_host_pauses_and_ends_a_game_from_a_phone(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    from tower_pages import ADMIN_PIN
+
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    tv = page_for()
+    tv.goto(live_table.url + "/")
+    tv.wait_for_selector("#game:not([hidden])")
+    page = open_phone(page_for, live_table.url)
+    page.click("#host-panel summary")
+    page.fill("#admin-input", TABLE_PIN)
+    page.click("#admin-form button[type=submit]")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.text_content("#error") == "That is not the admin PIN."
+    page.fill("#admin-input", ADMIN_PIN)
+    page.click("#admin-form button[type=submit]")
+    page.wait_for_selector("#host-actions:not([hidden])")
+
+    page.click("#pause")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Paused by the host'"
+    )
+    assert live_table.service.state()["paused"] is True
+    assert page.is_disabled("#roll") and page.is_hidden("#skip"), "nothing to play while paused"
+    tv.wait_for_function(
+        "() => document.getElementById('phase').textContent === 'Paused by the host'"
+    )
+    page.screenshot(path=str(artifacts / "phone-host-paused.png"), full_page=True)
+    page.click("#pause")
+    page.wait_for_function(
+        "() => document.getElementById('pause').textContent === 'Pause the game'"
+    )
+    assert live_table.service.state()["paused"] is False
+
+    game = live_table.service.state()["game_id"]
+    page.click("#end-game")
+    assert live_table.service.state()["game_id"] == game, "one tap does nothing"
+    page.click("#end-game")
+    tv.wait_for_selector("#idle:not([hidden])")
+    assert live_table.service.store.game(game).status == "abandoned"
+    assert page.js_errors == [] and tv.js_errors == []
