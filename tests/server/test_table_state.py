@@ -110,3 +110,11 @@ def test_a_correction_is_kept_in_the_snapshot() -> None:
     ]:
         with pytest.raises(SnapshotError, match=message):
             TableState.from_json({**snapshot, "correction": bad})
+
+
+def test_a_paused_table_round_trips_and_others_keep_the_old_format() -> None:
+    paused = TableState.from_json({**SNAPSHOT, "paused": True})
+    assert paused.paused and paused.to_json() == {**SNAPSHOT, "paused": True}
+    assert "paused" not in TableState.from_json(SNAPSHOT).to_json()
+    with pytest.raises(SnapshotError, match="paused"):
+        TableState.from_json({**SNAPSHOT, "paused": "yes"})
