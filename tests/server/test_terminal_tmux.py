@@ -19,13 +19,13 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 class Terminal:
-    """One tmux session running a command; keys in, the screen's text out."""
+    """One tmux server of its own (``-L``) running a command; keys in, the screen's text out."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run(["tmux", "-L", self.name, "send-keys", "-t", self.name, *keys], check=True)
 
     def line(self, text: str) -> None:
         self.keys("-l", text)
@@ -33,7 +33,7 @@ class Terminal:
 
     def screen(self) -> str:
         out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-J", "-S", "-200", "-t", self.name],
+            ["tmux", "-L", self.name, "capture-pane", "-p", "-J", "-S", "-200", "-t", self.name],
             check=True,
             capture_output=True,
             text=True,
@@ -57,14 +57,14 @@ def terminal() -> Iterator[Terminal]:
     name = f"zilch-{uuid.uuid4().hex[:8]}"
     command = f"{CLI} play --players Ann,Ben --seed 2; echo EXITED $?; sleep 30"
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command],
+        ["tmux", "-L", name, "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command],
         check=True,
         cwd=ROOT,
     )
     try:
         yield Terminal(name)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+        subprocess.run(["tmux", "-L", name, "kill-server"], check=False)
 
 
 def test_enter_neither_rolls_nor_banks_when_both_are_possible(terminal: Terminal) -> None:
