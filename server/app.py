@@ -48,6 +48,11 @@ def create_app(
     app.register_blueprint(history.bp)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
+    guard = api.PinGuard()
+    # The TV shows the room's PIN back-off: publish the state when one starts.
+    guard.on_backoff = lambda: service.controller.submit_nowait(service.controller.touch)
+    service.document.pin_backoff = guard.backoff_s
+    app.extensions["zilch_tower_pin_guard"] = guard
     hosts = HostCheck(config["server"]["hostnames"])
     app.extensions["zilch_tower_hosts"] = hosts
     app.before_request(_check_host)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import threading
 import time
@@ -69,6 +70,7 @@ class StateDocument:
         self.speech = speech
         self.solutions = solutions
         self.wins = wins
+        self.pin_backoff: Callable[[], float] = lambda: 0.0  # set by the app's PIN guard
 
     def build(self, table: TableState) -> dict[str, Any]:
         """The whole table as the design's ``/api/state`` describes it."""
@@ -102,6 +104,7 @@ class StateDocument:
                 "in_tray": table.in_tray,
                 "last_shake": None if table.last_shake is None else table.last_shake.to_json(),
                 "cannot_save": False,  # true while the storage refuses to save the table
+                "pin_backoff_s": math.ceil(self.pin_backoff()),  # no PINs taken for this long
             },
         }
         if game is None:

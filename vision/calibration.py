@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.files import write_atomically
+from vision.imagefile import ImageFileError, check_pixels, checked_size
 from vision.segment import working_scale
 
 VERSION = 1
@@ -105,6 +106,11 @@ class Calibration:
             raise CalibrationError(f"a field has the wrong type ({exc})") from None
         if w < 32 or h < 32 or len(tray) < 3:
             raise CalibrationError("frame_size must be at least 32x32 and tray at least 3 points")
+        try:  # both sizes checked before anything is decoded or allocated
+            check_pixels(w, h, "frame_size")
+            checked_size(png, "background_png")
+        except ImageFileError as exc:
+            raise CalibrationError(str(exc)) from None
         if not (math.isfinite(die_side) and 4.0 <= die_side <= max(w, h)):
             raise CalibrationError(f"die_side {die_side} is not a plausible die size in pixels")
         cal = cls((w, h), tray, png, die_side, contrast)

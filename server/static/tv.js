@@ -338,6 +338,33 @@
     }
   }
 
+  /* ---------- wrong PINs ---------- */
+
+  let pinTimer = null;
+  let pinUntil = 0;
+
+  /* The tower takes no PINs for a while after many wrong ones from the network
+     (state.table.pin_backoff_s, seconds left when the state was sent): say so
+     and count down here, so the room knows why phones wait. */
+  function showPinBackoff(seconds) {
+    if (typeof seconds === "number" && seconds > 0) pinUntil = Date.now() + seconds * 1000;
+    const badge = $("pin-backoff");
+    const tick = () => {
+      const left = Math.ceil((pinUntil - Date.now()) / 1000);
+      if (left <= 0) {
+        badge.hidden = true;
+        clearInterval(pinTimer);
+        pinTimer = null;
+        return;
+      }
+      const clock = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      badge.textContent = "Too many wrong PINs: phones wait " + clock;
+      badge.hidden = false;
+    };
+    tick();
+    if (!badge.hidden && pinTimer === null) pinTimer = setInterval(tick, 1000);
+  }
+
   /* ---------- the whole page ---------- */
 
   function render(state, fresh) {
@@ -361,6 +388,7 @@
       renderGame(state);
     }
     showAnnouncement(state.announcement, fresh, Boolean(state.finished));
+    showPinBackoff(state.table && state.table.pin_backoff_s);
     takeMoments(state);
     renderWinner(state);
   }

@@ -56,3 +56,17 @@ def test_no_page_loads_inside_a_frame(live_table: LiveTable, page_for: Any) -> N
     page.wait_for_timeout(1500)
     assert [f.url for f in page.frames if f.url.endswith("/play")] == []
     assert page.frame_locator("#f").locator("#pin-input").count() == 0
+
+
+def test_the_tv_counts_down_a_pin_back_off(live_table: LiveTable, page_for: Any) -> None:
+    page = page_for()
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#connection[data-online='true']")
+    assert page.is_hidden("#pin-backoff")
+    service = live_table.service
+    service.document.pin_backoff = lambda: 3.0
+    service.controller.call(service.controller.touch)
+    page.wait_for_selector("#pin-backoff:not([hidden])")
+    assert "Too many wrong PINs" in page.text_content("#pin-backoff")
+    service.document.pin_backoff = lambda: 0.0
+    page.wait_for_selector("#pin-backoff", state="hidden", timeout=10_000)

@@ -82,3 +82,14 @@ def test_one_address_is_still_stopped_on_its_own(client) -> None:
     _guard(client)
     codes = [_roll(client, f"{n:04d}", "10.1.1.1") for n in range(12)]
     assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
+
+
+def test_the_state_document_shows_the_back_off(service) -> None:
+    from server.app import create_app
+
+    app_client = create_app(service.config, service).test_client()
+    assert service.state()["table"]["pin_backoff_s"] == 0
+    for i in range(ROOM_FAILURES):
+        _roll(app_client, "0000", f"10.7.0.{i + 1}")
+    assert service.wait_quiet(10)
+    assert 25 <= service.state()["table"]["pin_backoff_s"] <= 30  # published when it began
