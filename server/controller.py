@@ -54,6 +54,7 @@ from zilch import (
     dice_text,
     find_preset,
 )
+from zilch.names import name_key
 from zilch.strategy import BOTS, UnknownBot, make_bot
 from zilch.strategy.bots import Bot
 from zilch.strategy.solution import Solution
@@ -584,7 +585,7 @@ class Controller:
         if game.state.finished:
             raise IllegalAction("the game is over: start a new one")
         current = game.state.current
-        if player is not None and player != current:
+        if player is not None and (current is None or name_key(player) != name_key(current)):
             raise IllegalAction(f"it is {current}'s turn, not {player}'s")
         if turn is not None and turn != turn_token(self._state.game_id, game):
             raise IllegalAction(
