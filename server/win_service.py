@@ -14,6 +14,7 @@ import multiprocessing
 import multiprocessing.process
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,14 @@ HISTORY = 12
 def _solve_into(directory: str, rules_data: dict[str, Any]) -> None:
     """Child process: solve (or find) the win table of the rules and store it on disk."""
     os.nice(10)  # the table's own process comes first
+    parent = os.getppid()
+
+    def orphaned() -> None:  # the service is gone (even killed): stop solving
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=orphaned, daemon=True).start()
     rules = RuleSet.from_dict(rules_data)
     WinTableCache(Path(directory)).get(rules)
 
