@@ -31,10 +31,14 @@ HISTORY = 12
 """Turn starts kept for the display's small line of the last turns."""
 
 
-def _solve_into(directory: str, rules_data: dict[str, Any]) -> None:
-    """Child process: solve (or find) the win table of the rules and store it on disk."""
+def _solve_into(directory: str, rules_data: dict[str, Any], parent: int) -> None:
+    """Child process: solve (or find) the win table of the rules and store it on disk.
+
+    ``parent`` is the service's pid, passed in rather than read here: a service
+    killed while this process was still starting would otherwise leave it solving
+    for minutes with nobody to read the table.
+    """
     os.nice(10)  # the table's own process comes first
-    parent = os.getppid()
 
     def orphaned() -> None:  # the service is gone (even killed): stop solving
         while os.getppid() == parent:
@@ -83,7 +87,7 @@ class WinTables:
         context = multiprocessing.get_context("spawn")
         process = context.Process(
             target=_solve_into,
-            args=(str(self.cache.directory), rules.to_dict()),
+            args=(str(self.cache.directory), rules.to_dict(), os.getpid()),
             name=f"win-solve-{rules.name}",
             daemon=True,  # ends with the service
         )
