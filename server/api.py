@@ -15,7 +15,7 @@ import hmac
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Literal, TypeVar, cast
 
@@ -560,3 +560,25 @@ def http_error_json(exc: HTTPException) -> tuple[Response, int]:
         413: "the request body is too large",
     }
     return jsonify({"error": messages.get(code, exc.description or exc.name)}), code
+
+
+def host_blueprint_answers(bp: Blueprint, statuses: Mapping[type[Exception], int]) -> None:
+    """Guard a host page's blueprint with the admin PIN and answer its errors as JSON.
+
+    Every error becomes ``{"error": "<one line>"}``: an :class:`ApiError` with its
+    own status, each class in ``statuses`` with the status given, and any other
+    HTTP error with its code.
+    """
+
+    def one_line(error: Exception, status: int) -> tuple[Response, int]:
+        return jsonify(error=str(error)), status
+
+    bp.before_request(lambda: check_pin("admin"))
+    bp.register_error_handler(ApiError, lambda error: one_line(error, error.status))
+    for kind, status in statuses.items():
+        bp.register_error_handler(kind, lambda error, status=status: one_line(error, status))
+
+    def http_error(error: HTTPException) -> tuple[Response, int]:
+        return jsonify(error=error.description or error.name), error.code or 500
+
+    bp.register_error_handler(HTTPException, http_error)

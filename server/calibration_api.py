@@ -19,9 +19,8 @@ from urllib.parse import quote
 import cv2
 import numpy as np
 from flask import Blueprint, Response, current_app, jsonify
-from werkzeug.exceptions import HTTPException
 
-from server.api import ApiError, check_pin
+from server.api import host_blueprint_answers
 from server.service import TableService
 from server.store import StorageError
 from server.table_state import TableError
@@ -104,34 +103,7 @@ def _read(frame: np.ndarray, session: CalibrationSession) -> Reading:
 # ---------- checks and answers ----------
 
 
-@bp.before_request
-def _require_admin_pin() -> None:
-    check_pin("admin")
-
-
-@bp.errorhandler(ApiError)
-def _api_error(error: ApiError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), error.status
-
-
-@bp.errorhandler(CalibrationStepError)
-def _step_error(error: CalibrationStepError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), 409
-
-
-@bp.errorhandler(CalibrationError)
-def _calibration_error(error: CalibrationError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), 422
-
-
-@bp.errorhandler(StorageError)
-def _storage_error(error: StorageError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), 503
-
-
-@bp.errorhandler(HTTPException)
-def _http_error(error: HTTPException) -> tuple[Response, int]:
-    return jsonify(error=error.description or error.name), error.code or 500
+host_blueprint_answers(bp, {CalibrationStepError: 409, CalibrationError: 422, StorageError: 503})
 
 
 def reading_words(reading_json: dict[str, Any]) -> str:

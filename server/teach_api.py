@@ -19,9 +19,8 @@ from typing import Any
 import cv2
 import numpy as np
 from flask import Blueprint, Response, current_app, jsonify
-from werkzeug.exceptions import HTTPException
 
-from server.api import ApiError, BadBody, body, check_pin
+from server.api import BadBody, body, host_blueprint_answers
 from server.table_state import TableError
 from vision import Reading
 from vision.profile import (
@@ -81,29 +80,7 @@ def _session() -> TeachSession:
     return session
 
 
-@bp.before_request
-def _require_admin_pin() -> None:
-    check_pin("admin")
-
-
-@bp.errorhandler(ApiError)
-def _api_error(error: ApiError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), error.status
-
-
-@bp.errorhandler(TeachStepError)
-def _step_error(error: TeachStepError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), 409
-
-
-@bp.errorhandler(ProfileError)
-def _profile_error(error: ProfileError) -> tuple[Response, int]:
-    return jsonify(error=str(error)), 422
-
-
-@bp.errorhandler(HTTPException)
-def _http_error(error: HTTPException) -> tuple[Response, int]:
-    return jsonify(error=error.description or error.name), error.code or 500
+host_blueprint_answers(bp, {TeachStepError: 409, ProfileError: 422})
 
 
 def _crop_url(frame: np.ndarray, centre: tuple[float, float], side: float) -> str:
