@@ -1,8 +1,9 @@
 """Leave one source out: train the learned reader without a photo source, then read that source.
 
 For each labelled folder named (default: every one under ``--photos``), the face reader (and
-with ``--detector`` the detector too) is trained on the rendered frames and the other folders'
-training splits only, and the reader without a calibration, with those models, then reads
+with ``--detector`` the detector too; with ``--single`` the single-stage reader alone) is
+trained on the rendered frames and the other folders' training splits only, and the reader
+without a calibration, with those models, then reads
 every photo of the folder left out: none of them was seen, so the figure says how the reader
 does on a dice set, surface and camera it never met. This is the figure to choose models by.
 
@@ -13,8 +14,9 @@ does on a dice set, surface and camera it never met. This is the figure to choos
     .venv/bin/python tools/leave_one_out.py --photos ../shared/data/dice-photos \\
         --work /tmp/loso --read-only
 
-Models go to ``WORK/faces-without-SOURCE.onnx`` (and ``detector-without-SOURCE.onnx``); extra
-arguments after ``--`` go to both training tools (``-- --crop 32 --finishes``). Training needs
+Models go to ``WORK/faces-without-SOURCE.onnx`` (and ``detector-without-SOURCE.onnx``, or
+``single-without-SOURCE.onnx``); extra arguments after ``--`` go to the training tools
+(``-- --crop 32 --finishes``; with ``--single``, ``-- --width 64``). Training needs
 PyTorch and ``onnx``, reading only OpenCV.
 """
 
@@ -31,9 +33,14 @@ import numpy as np
 
 from vision.bench import Sample, Score, format_table, labelled_folders, load_folder, run
 from vision.calibration import Calibration
-from vision.detect import Detector, FaceReader, load_detector
-from vision.reader import read_detected
+from vision.detect import Detector, FaceReader, SingleStage, load_detector
+from vision.reader import read_detected, read_single
 from vision.reading import Reading
+
+
+def single_path(work: Path, source: str) -> Path:
+    """Where the single-stage reader trained without ``source`` is written."""
+    return work / f"single-without-{source}.onnx"
 
 
 def model_paths(work: Path, source: str) -> tuple[Path, Path]:
@@ -69,6 +76,48 @@ def read_source(folder: Path, faces: FaceReader, detector: Detector, limit: int 
     return run(samples, f"{folder.name} (left out)", n, reader)
 
 
+def read_source_single(folder: Path, model: SingleStage, limit: int = 0) -> Score:
+    """The single-stage reader, checked by the pips, over a left-out folder."""
+
+    def reader(frame: np.ndarray, _cal: Calibration | None, want: int | None) -> Reading:
+        return read_single(frame, model, want)
+
+    n = len(load_folder(folder)) if not limit else min(limit, len(load_folder(folder)))
+    samples = (s for k, s in enumerate(all_photos(folder)) if not limit or k < limit)
+    return run(samples, f"{folder.name} (left out, single-stage)", n, reader)
+
+
+def train_single(source: str, args: argparse.Namespace, extra: list[str]) -> Path:
+    """Train the single-stage reader without ``source``; returns its file."""
+    import train_single as tool
+
+    out = single_path(args.work, source)
+    argv = ["--photos", str(args.photos), "--leave-out", source, "--minutes", str(args.minutes)]
+    if args.rendered is not None:
+        argv += ["--rendered", str(args.rendered)]
+    if tool.main([*argv, "--out", str(out), *extra]):
+        raise SystemExit(f"training the single-stage reader without {source} failed")
+    return out
+
+
+def run_single(source: str, folder: Path, args: argparse.Namespace, extra: list[str]) -> Score:
+    """Leave ``source`` out of the single-stage reader (trained now, or before with
+    ``--read-only``) and read all of it."""
+    path = single_path(args.work, source)
+    if args.read_only and not path.is_file():
+        raise SystemExit(f"{path} does not exist: train it first (without --read-only)")
+    if not args.read_only:
+        path = train_single(source, args, extra)
+    seen = [p for p in trained_on(path) if p.startswith(f"{source}/")]
+    if seen:
+        raise SystemExit(f"{path} was trained on {len(seen)} photos of {source}")
+    try:
+        model = SingleStage(path)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    return read_source_single(folder, model, args.limit)
+
+
 def train(source: str, args: argparse.Namespace, extra: list[str]) -> tuple[Path, Path | None]:
     """Train the models without ``source``; returns the face reader and the detector used."""
     import train_detector
@@ -101,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=30.0, help="training time per model")
     parser.add_argument("--rendered", type=int, help="rendered frames per model")
     parser.add_argument("--detector", action="store_true", help="also train the detector")
+    parser.add_argument(
+        "--single", action="store_true", help="train and read the single-stage reader instead"
+    )
     parser.add_argument("--read-only", action="store_true", help="read with models trained before")
     parser.add_argument("--limit", type=int, default=0, help="read at most this many photos")
     parser.add_argument("--json", action="store_true", help="print JSON rows")
@@ -114,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     scores = []
     for source in sources:
+        if args.single:
+            scores.append(run_single(source, folders[source], args, extra))
+            continue
         faces_path, detector_path = model_paths(args.work, source)
         if args.read_only:
             if not faces_path.is_file():

@@ -33,6 +33,8 @@ DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
 DETECTOR_INFO = MODEL_DIR / "dice_detector.json"
 FACES_FILE = MODEL_DIR / "dice_faces.onnx"
 FACES_INFO = MODEL_DIR / "dice_faces.json"
+SINGLE_FILE = MODEL_DIR / "dice_single.onnx"  # the single-stage reader (tools/train_single.py)
+SINGLE_KIND = "single-stage dice reader"  # how its JSON description's "model" begins
 CROP_PX = 32  # side of the face reader's crop when its JSON does not give one
 CROP_RULE = "a multiple of 8 from 8 to 256"  # what a crop side may be (three 2x poolings)
 CROP_EXTENT = 1.3  # the crop's side over the die's
@@ -217,6 +219,29 @@ class Detector(_Network):
         return decode(self.raw(blob), scale, threshold, image.shape[:2])
 
 
+class SingleStage(Detector):
+    """A single-stage reader: the detector's grid, whose face classes are the reading itself
+    (no face reader reads crops after it). Its JSON description must stand beside it."""
+
+    def __init__(self, path: Path = SINGLE_FILE, runtime: Runtime | None = None) -> None:
+        if not path.is_file():
+            raise ValueError(f"model file {path} does not exist")
+        info = path.with_suffix(".json")
+        try:
+            kind = json.loads(info.read_text(encoding="utf-8")).get("model", "")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise ValueError(
+                f"{info} is not a single-stage reader's JSON description ({exc}); "
+                "retrain it with tools/train_single.py"
+            ) from None
+        if not (isinstance(kind, str) and kind.startswith(SINGLE_KIND)):
+            raise ValueError(
+                f"{info} describes {kind!r}, not a {SINGLE_KIND}; "
+                "retrain it with tools/train_single.py"
+            )
+        super().__init__(path, runtime)
+
+
 def die_crop(
     image: np.ndarray,
     centre: tuple[float, float],
@@ -311,6 +336,15 @@ def load_face_reader(path: Path = FACES_FILE) -> FaceReader | None:
     if not path.is_file():
         return None
     return FaceReader(path)
+
+
+@cache
+def load_single(path: Path = SINGLE_FILE) -> SingleStage | None:
+    """The shipped single-stage reader, or None when it is absent (the two-stage reader then
+    reads frames without a calibration)."""
+    if not path.is_file():
+        return None
+    return SingleStage(path)
 
 
 @cache

@@ -16,7 +16,14 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
-from vision.detect import Detection, FaceReader, load_detector, load_face_reader
+from vision.detect import (
+    Detection,
+    Detector,
+    FaceReader,
+    load_detector,
+    load_face_reader,
+    load_single,
+)
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import (
     GLARE_CAP,
@@ -405,17 +412,23 @@ SURE_CENTRE = 0.6  # ... and from which its presence adds no doubt
 NO_FACE = 0.5  # the face reader's "no face" probability from which a die is doubted
 COCKED = 0.2  # either network's "cocked / no face" probability from which a die is tilted
 DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
+UNCHECKED_CAP = 0.85  # a single-stage reading at most, when the pips count another value
 
 
 def detected_die(
-    image: np.ndarray, d: Detection, face: np.ndarray | None, taught: np.ndarray | None = None
+    image: np.ndarray,
+    d: Detection,
+    face: np.ndarray | None,
+    taught: np.ndarray | None = None,
+    single: bool = False,
 ) -> tuple[Die, bool, bool]:
     """A die the detector found, read by the face reader and checked by the detector and pips.
 
     The value is the face reader's (the detector's own guess where no face reader ships).
     Its confidence is the face reader's probability, lowered when the centre score is weak,
     kept below the threshold when the detector reads another face, cut when the pip count is
-    sure of another value and raised a little when the pips agree. Also says whether the
+    sure of another value and raised a little when the pips agree; a single-stage reading
+    (``single``) is sure (0.9 or more) only where the pips count its value. Also says whether the
     die looks cocked, and whether it is no die at all (a weak centre with no face in it).
     """
     probs = d.probs if face is None else face
@@ -429,6 +442,8 @@ def detected_die(
         conf += (1.0 - conf) * AGREE_GAIN * pips
     elif pips >= MIN_CONFIDENCE:
         conf *= 1.0 - pips
+    if single and count.value != value:  # no second network: the pips make a reading sure
+        conf = min(conf, UNCHECKED_CAP)
     if taught is not None and float(taught.max()) >= PROFILE_SURE:
         known = int(np.argmax(taught)) + 1
         if known == value:
@@ -448,17 +463,19 @@ def read_detected(
     want: int | None,
     profile: DiceProfile | None = None,
     faces: FaceReader | None = None,
+    single: bool = False,
 ) -> Reading:
     """The reading made of the detector's dice (frames without a calibration).
 
     ``faces`` reads the dice's faces; by default the shipped face reader (a tool measuring
-    another model, as leave-one-source-out does, passes its own).
+    another model, as leave-one-source-out does, passes its own). ``single``: the detections
+    come from a single-stage reader, whose own face classes are read (no face reader).
     """
     kept = [d for d in detections if d.score >= DETECTED]
     taught: list[np.ndarray | None] = [None] * len(kept)
     if profile is not None and kept:
         taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
-    faces = faces or load_face_reader()
+    faces = None if single else faces or load_face_reader()
     if faces is None:
         face_probs: list[np.ndarray | None] = [None] * len(kept)
     else:
@@ -466,7 +483,7 @@ def read_detected(
     dice: list[Die] = []
     tilted: list[Die] = []
     for d, face, known in zip(kept, face_probs, taught, strict=True):
-        die, cocked, absent = detected_die(image, d, face, known)
+        die, cocked, absent = detected_die(image, d, face, known, single)
         if absent:
             continue
         if cocked:
@@ -478,6 +495,13 @@ def read_detected(
     return Reading(tuple(dice), ok, reason)
 
 
+def read_single(
+    image: np.ndarray, model: Detector, want: int | None, profile: DiceProfile | None = None
+) -> Reading:
+    """The reading of a checked frame by a single-stage reader alone, checked by the pips."""
+    return read_detected(image, model.detect(image), want, profile, single=True)
+
+
 def read_dice(
     frame: np.ndarray,
     calibration: Calibration | None = None,
@@ -486,8 +510,9 @@ def read_dice(
 ) -> Reading:
     """Read the dice in a BGR uint8 ``frame``; works without ``calibration``, better with one.
 
-    Without a calibration the learned detector finds the dice, where it ships; with one (or
-    without the detector) dice are found by their colour against the background.
+    Without a calibration the learned single-stage reader reads the dice where it ships, else
+    the learned detector and face reader; with one (or without the learned models) dice are
+    found by their colour against the background.
     ``expected`` is the number of dice that should be in the tray (a different count is not ok).
     ``profile`` is the tower's taught dice set (see :mod:`vision.profile`).
     Raises ``ValueError`` for a frame that is not an image, ``CalibrationError`` or
@@ -499,6 +524,8 @@ def read_dice(
         profile.check_for(calibration, (image.shape[1], image.shape[0]))
     if calibration is not None:
         calibration.check_frame_size(image)
+    elif (single := load_single()) is not None:
+        return read_single(image, single, want, profile)
     elif (detector := load_detector()) is not None:
         return read_detected(image, detector.detect(image), want, profile)
     found, side = locate(image, calibration)

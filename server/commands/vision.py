@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from server.commands import Subparsers, print_json
 from server.errors import UserError
+
+if TYPE_CHECKING:
+    from vision import Calibration, Reading
+    from vision.detect import SingleStage
 
 
 def register(sub: Subparsers) -> None:
@@ -67,6 +72,11 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--failures", type=int, default=0, metavar="K", help="list K failures per set")
     p.add_argument("--profile", metavar="FILE", help="read the labelled folders with this profile")
+    p.add_argument(
+        "--single",
+        metavar="MODEL",
+        help="read frames without a calibration with this single-stage model (train_single.py)",
+    )
     p.add_argument(
         "--all-images",
         action="store_true",
@@ -219,13 +229,16 @@ def run_bench(args: argparse.Namespace) -> int:
     from vision.models import photos_seen
 
     skip = frozenset() if args.all_images else photos_seen()
+    single = _single_model(args.single) if args.single else None
+    if single is not None and not args.all_images:
+        skip |= photos_seen(single.path.with_suffix(".json"))
     plans = [(Path(f).name, bench.held_out_items(f, skip), f) for f in args.folders]
     scores = []
     from vision import read_dice
 
     reader: bench.Reader = read_dice
     if args.profile:
-        from vision import Calibration, Reading, load_profile
+        from vision import load_profile
 
         profile = load_profile(args.profile)
 
@@ -233,6 +246,18 @@ def run_bench(args: argparse.Namespace) -> int:
             return read_dice(frame, cal, expected, profile=profile)
 
         reader = taught
+    if single is not None:
+        if args.profile:
+            raise UserError("--single and --profile: give one of them")
+        from vision.reader import read_single
+        from vision.reading import check_frame
+
+        def single_stage(frame: np.ndarray, cal: Calibration | None, want: int | None) -> Reading:
+            if cal is not None:
+                return read_dice(frame, cal, want)
+            return read_single(check_frame(frame), single, want)
+
+        reader = single_stage
 
     for name, items, folder in plans:
         label = name if len(items) == len(bench.load_folder(folder)) else f"{name} (held out)"
@@ -243,7 +268,7 @@ def run_bench(args: argparse.Namespace) -> int:
         style = args.style or "tower"
         samples = bench.synthetic_samples(args.synthetic, style, calibrated=not args.uncalibrated)
         name = f"rendered/{style}" + (" (auto)" if args.uncalibrated else "")
-        scores.append(bench.run(samples, name, args.synthetic))
+        scores.append(bench.run(samples, name, args.synthetic, reader=reader))
     if args.json:
         print_json([s.to_json() for s in scores])
     else:
@@ -252,6 +277,16 @@ def run_bench(args: argparse.Namespace) -> int:
         for line in s.failures[: args.failures]:
             print(f"  {s.name}: {line}", file=sys.stderr)
     return 0
+
+
+def _single_model(path: str) -> SingleStage:
+    """The single-stage model named by ``--single``, checked (one-line error otherwise)."""
+    from vision.detect import SingleStage
+
+    try:
+        return SingleStage(Path(path))
+    except ValueError as exc:
+        raise UserError(f"--single: {exc}") from None
 
 
 def frame_size(text: str) -> tuple[int, int]:

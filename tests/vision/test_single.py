@@ -1,0 +1,231 @@
+"""The single-stage reader: its loader's checks, its reading checked by the pips, its tools."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.reader
+from server.cli import main
+from tests.vision.conftest import DATA, load_tool
+from vision.detect import (
+    DETECTOR_FILE,
+    DETECTOR_INFO,
+    FACES_FILE,
+    Detection,
+    SingleStage,
+    load_single,
+)
+from vision.reader import UNCHECKED_CAP, detected_die, read_dice, read_single
+from vision.render import random_scene, render_tray
+
+train_detector = load_tool("train_detector")
+train_single = load_tool("train_single")  # after train_detector, which it imports
+leave_one_out = load_tool("leave_one_out")
+
+#: an untrained single-stage reader of the shipped shape at its smallest (width 16, stem 8, one
+#: block: ``tools/train_single.py --export-only``): the loader's checks need no trained weights
+MODEL = DATA / "single_untrained.onnx"
+
+
+def one_line(exc: pytest.ExceptionInfo[ValueError]) -> str:
+    text = str(exc.value)
+    assert "\n" not in text and len(text) < 300, text
+    return text
+
+
+def copy_model(tmp_path: Path, info: object = None) -> Path:
+    """The model copied under ``tmp_path``, with ``info`` as its JSON (its own when None)."""
+    path = tmp_path / "single.onnx"
+    shutil.copy(MODEL, path)
+    text = MODEL.with_suffix(".json").read_text() if info is None else json.dumps(info)
+    path.with_suffix(".json").write_text(text)
+    return path
+
+
+def test_the_model_loads_and_says_what_it_is() -> None:
+    model = SingleStage(MODEL)
+    info = json.loads(MODEL.with_suffix(".json").read_text())
+    assert info["trained_by"] == "tools/train_single.py" and info["steps"] == 0
+    assert model.path == MODEL
+    grid = model.raw(np.zeros((1, 3, 48, 64), np.float32))
+    assert grid.shape == (1, 11, 6, 8)
+
+
+def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as exc:
+        SingleStage(tmp_path / "none.onnx")
+    assert one_line(exc) == f"model file {tmp_path / 'none.onnx'} does not exist"
+    assert load_single(tmp_path / "none.onnx") is None  # not shipped: the two-stage reader
+
+
+def test_a_model_without_its_description_is_refused(tmp_path: Path) -> None:
+    path = copy_model(tmp_path)
+    path.with_suffix(".json").unlink()
+    with pytest.raises(ValueError) as exc:
+        SingleStage(path)
+    assert "single.json is not a single-stage reader's JSON description" in one_line(exc)
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
+def test_a_broken_description_is_one_line(tmp_path: Path, text: str) -> None:
+    path = copy_model(tmp_path)
+    path.with_suffix(".json").write_text(text)
+    with pytest.raises(ValueError) as exc:
+        SingleStage(path)
+    assert "retrain it with tools/train_single.py" in one_line(exc)
+
+
+def test_the_two_stage_detector_is_not_taken_for_a_single_stage_reader(tmp_path: Path) -> None:
+    path = tmp_path / "single.onnx"
+    shutil.copy(DETECTOR_FILE, path)
+    shutil.copy(DETECTOR_INFO, path.with_suffix(".json"))
+    with pytest.raises(ValueError) as exc:
+        SingleStage(path)
+    assert "not a single-stage dice reader" in one_line(exc)
+
+
+def test_a_face_reader_with_a_single_stage_description_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "single.onnx"
+    shutil.copy(FACES_FILE, path)
+    shutil.copy(MODEL.with_suffix(".json"), path.with_suffix(".json"))
+    with pytest.raises(ValueError) as exc:
+        SingleStage(path)
+    assert "not a dice detector" in one_line(exc)
+
+
+def test_a_truncated_model_is_one_line(tmp_path: Path) -> None:
+    path = copy_model(tmp_path)
+    path.write_bytes(MODEL.read_bytes()[: MODEL.stat().st_size // 2])
+    with pytest.raises(ValueError) as exc:
+        SingleStage(path)
+    assert "not a readable ONNX model" in one_line(exc)
+
+
+def _pips_show_two() -> tuple[np.ndarray, tuple[float, float], float]:
+    """A rendered frame with a lone 2 and its centre and side."""
+    tray = [{"value": 2, "x": 110.0, "y": 80.0, "angle": 10.0, "cocked": False}]
+    frame, truth = render_tray(tray, seed=3, style="tower")
+    die = truth["dice"][0]
+    return frame, (float(die["center"][0]), float(die["center"][1])), float(truth["die_px"])
+
+
+def test_a_single_stage_face_is_sure_only_where_the_pips_count_it() -> None:
+    frame, centre, side = _pips_show_two()
+    sure_six = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    detection = Detection(centre, side, 0.99, sure_six)
+    die, cocked, absent = detected_die(frame, detection, None, single=True)
+    assert die.value == 6 and die.confidence <= UNCHECKED_CAP and not cocked and not absent
+    sure_two = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    die, _, _ = detected_die(frame, Detection(centre, side, 0.99, sure_two), None, single=True)
+    assert die.value == 2 and die.confidence >= 0.9
+
+
+def test_read_dice_takes_the_single_stage_reader_where_it_ships(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = SingleStage(MODEL)
+    monkeypatch.setattr(vision.reader, "load_single", lambda: model)
+    frame, _ = random_scene(4, 6, style="tower")
+    assert read_dice(frame, expected=6) == read_single(frame, model, 6)
+
+
+def test_the_bench_reads_with_a_named_single_stage_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["vision-bench", "--synthetic", "2", "--uncalibrated", "--single", str(MODEL)]
+    assert main([*argv, "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["frames"] == 2 and row["dice"] == 12
+
+
+def test_the_bench_refuses_a_broken_single_stage_model_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = copy_model(tmp_path)
+    bad.write_bytes(b"\x08\x07 not a network")
+    assert main(["vision-bench", "--synthetic", "1", "--single", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--single:" in err and str(bad) in err
+
+
+def test_wide_styles_are_valid_and_vary() -> None:
+    assert train_detector.FLOORS[0] in train_single.FLOORS
+    styles = [train_single.wide_style(np.random.default_rng(s)) for s in range(40)]
+    assert len({s.floor_kinds for s in styles}) > 5
+    assert any(s.camera_tilt_deg > 20 for s in styles) and any(s.clutter > 0 for s in styles)
+    assert any(s.pixel_aspect != 1.0 for s in styles)
+    items = train_single.wide_items(2, first_seed=train_single.FIRST_SEED)
+    assert all(i.dice.shape[1] == 4 and i.image.shape == (480, 640, 3) for i in items)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's legacy ONNX export
+def test_a_short_training_run_exports_a_model_the_loader_takes(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="training needs PyTorch (pip install -e '.[train]')")
+    pytest.importorskip("onnx", reason="training needs onnx (pip install -e '.[train]')")
+    photos = tmp_path / "photos" / "rendered"
+    photos.mkdir(parents=True)
+    lines = []
+    for i in range(3):
+        frame, truth = random_scene(950 + i, 4, style="tower", cocked=0)
+        cv2.imwrite(str(photos / f"p{i}.png"), frame)
+        dice = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
+        lines.append(json.dumps({"image": f"p{i}.png", "dice": dice}))
+    (photos / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "single.onnx"
+    argv = ["--photos", str(photos.parent), "--rendered", "2", "--minutes", "0.02"]
+    assert train_single.main([*argv, "--width", "16", "--stem", "8", "--out", str(out)]) == 0
+    info = json.loads(out.with_suffix(".json").read_text())
+    assert info["steps"] >= 1 and all(p.startswith("rendered/") for p in info["trained_on_photos"])
+    frame, _ = random_scene(0, 6)
+    reading = read_single(frame, SingleStage(out), 6)  # a model this young is never sure
+    assert not reading.ok and all(d.confidence < 0.9 for d in reading.dice)
+
+
+def test_the_cache_gives_back_the_frames_it_kept(tmp_path: Path) -> None:
+    first = train_single.cached_wide_items(2, tmp_path)
+    again = train_single.cached_wide_items(2, tmp_path)
+    assert list(tmp_path.glob("*.npz")) and len(again) == 2
+    for a, b in zip(first, again, strict=True):
+        assert np.array_equal(a.image, b.image) and np.array_equal(a.dice, b.dice)
+        assert a.side == b.side
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's legacy ONNX export
+def test_leave_one_out_trains_the_single_stage_reader_without_the_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch", reason="training needs PyTorch (pip install -e '.[train]')")
+    pytest.importorskip("onnx", reason="training needs onnx (pip install -e '.[train]')")
+    root = tmp_path / "photos"
+    for k, source in enumerate(("left", "kept")):
+        folder = root / source
+        folder.mkdir(parents=True)
+        lines = []
+        for i in range(3):
+            frame, truth = random_scene(960 + 10 * k + i, 4, style="tower", cocked=0)
+            cv2.imwrite(str(folder / f"p{i}.png"), frame)
+            dice = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
+            lines.append(json.dumps({"image": f"p{i}.png", "dice": dice}))
+        (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    work = tmp_path / "work"
+    argv = ["--photos", str(root), "--source", "left", "--work", str(work), "--single"]
+    extra = ["--", "--width", "16", "--stem", "8", "--blocks", "1"]
+    short = ["--minutes", "0.02", "--rendered", "2", "--json"]
+    assert leave_one_out.main([*argv, *short, *extra]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["set"] == "left (left out, single-stage)" and row["dice"] == 12
+    seen = leave_one_out.trained_on(leave_one_out.single_path(work, "left"))
+    assert seen and all(p.startswith("kept/") for p in seen)
+    assert leave_one_out.main([*argv, "--read-only", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["frames"] == 3
+    (work / "single-without-left.json").write_text(json.dumps({"model": "another"}))
+    with pytest.raises(SystemExit, match="not a single-stage dice reader"):
+        leave_one_out.main([*argv, "--read-only"])

@@ -1,0 +1,304 @@
+"""Train the single-stage dice reader shipped in ``vision/models/`` (see vision/detect.py).
+
+One small fully convolutional network finds every die and reads its top face in one pass,
+as CenterNet does for objects (Zhou, Wang and Krähenbühl, "Objects as Points", 2019): on a
+grid of one cell per 8 pixels it answers the chance that a die's centre lies in the cell (a
+Gaussian peak at each centre, trained with CenterNet's focal loss), the centre's offset in
+the cell and the die's log size (L1 near the centre, as FCOS, Tian et al. 2019, regresses
+near an object's centre), and the face on top or that the die is cocked (cross-entropy near
+the centre). Its layers are depthwise-separable (a 3 x 3 depthwise convolution, then a 1 x 1
+one: MobileNet, Howard et al. 2017) with residual connections where the shape allows
+(MobileNetV2, Sandler et al. 2018), and dilated at the coarsest scale so that a cell sees a
+whole die and its neighbours (Yu and Koltun, 2016). The output has the shape of the two-stage
+reader's detector, so the same decoding serves both; the reader checks its face with the
+pip count, as it checks the two-stage reader's.
+
+Samples: rendered frames from the widened renderer (wood, cloth, felt, printed and glossy
+floors, clutter at the edges, oblique views to 45 degrees, stretched pixels, piles of 10 to
+40 dice, every body and pip colour, marbled, translucent, metallic, engraved and big-one
+dice, JPEG, motion blur, glare, hard shadows; seeds from 600000) and the development
+photos' training split (the same split as tools/train_detector.py; the model's JSON lists
+the photos it saw). Crops, targets and loss are tools/train_detector.py's.
+
+    nice -n 5 .venv/bin/python tools/train_single.py --photos ../shared/data/dice-photos \\
+        --minutes 40
+
+Needs PyTorch and ``onnx`` (``pip install -e '.[train]'``); runs on one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import train_detector  # the sibling script: a script's own folder is on sys.path
+from train_detector import Item
+
+from vision.detect import OUTPUTS, SINGLE_FILE
+from vision.render import (
+    DIE_COLORS,
+    HARD,
+    PIP_COLORS,
+    TOWER,
+    RenderError,
+    RenderStyle,
+    random_pile,
+    random_scene,
+)
+from vision.render.style import FLOOR_KINDS
+
+FIRST_SEED = 600_000  # rendered training scenes; the bench uses seeds from 0
+FLOORS = (*train_detector.FLOORS, (30, 30, 90), (180, 200, 210), (20, 60, 20), (160, 60, 40))
+
+
+def wide_style(rng: np.random.Generator) -> RenderStyle:
+    """A random style of the renderer's wide domain, from a tower's to far beyond the hard one."""
+    base = HARD if rng.random() < 0.6 else TOWER
+    floors = tuple(FLOORS[int(i)] for i in rng.choice(len(FLOORS), 2, replace=False))
+    kinds = tuple(str(k) for k in rng.choice(FLOOR_KINDS, 2))
+    pips = tuple(PIP_COLORS) if rng.random() < 0.5 else tuple(sorted(PIP_COLORS))
+    return dataclasses.replace(
+        base,
+        name="wide",
+        floor_colors=floors,
+        floor_kinds=kinds,
+        die_colors=tuple(DIE_COLORS),
+        pip_colors=pips,
+        mixed_colors=bool(rng.random() < 0.6),
+        size_jitter=float(rng.uniform(0.0, 0.2)),
+        corner_radius=float(rng.uniform(0.05, 0.35)),
+        perspective=float(rng.uniform(0.0, 0.08)),
+        camera_height_mm=float(rng.choice([0.0, 0.0, 250.0, 350.0, 600.0, 1000.0])),
+        camera_tilt_deg=float(rng.choice([0.0, 0.0, rng.uniform(5.0, 45.0)])),
+        pixel_aspect=float(rng.choice([1.0, 1.0, rng.uniform(0.8, 1.25)])),
+        shadow=float(rng.uniform(0.1, 0.8)),
+        light_gradient=float(rng.uniform(0.0, 0.5)),
+        vignette=float(rng.uniform(0.0, 0.5)),
+        glare=float(rng.uniform(0.0, 0.6)),
+        floor_texture=float(rng.uniform(1.0, 14.0)),
+        noise=float(rng.uniform(1.0, 10.0)),
+        blur_px=float(rng.uniform(0.3, 1.6)),
+        motion_blur_px=float(rng.choice([0.0, 0.0, rng.uniform(1.0, 6.0)])),
+        jpeg_quality=int(rng.choice([0, 40, 60, 80, 92])),
+        touching=float(rng.uniform(0.1, 0.6)),
+        cocked=float(rng.choice([0.0, 0.05, 0.12])),
+        clutter=float(rng.choice([0.0, 0.2, 0.5])),
+        marbled=float(rng.uniform(0.0, 0.25)),
+        translucent=float(rng.uniform(0.0, 0.2)),
+        glints=float(rng.uniform(0.0, 0.3)),
+        highlight=float(rng.uniform(0.0, 0.5)),
+        glossy=float(rng.uniform(0.0, 0.3)),
+        metallic=float(rng.uniform(0.0, 0.1)),
+        engraved=float(rng.uniform(0.0, 0.3)),
+        big_one=float(rng.uniform(0.0, 0.3)),
+    )
+
+
+def wide_items(n: int, first_seed: int = FIRST_SEED) -> list[Item]:
+    """``n`` rendered frames of the wide domain: a quarter of them piles of 10 to 40 dice."""
+    items = []
+    for k in range(n):
+        seed = first_seed + k
+        rng = np.random.default_rng(seed)
+        style = wide_style(rng)
+        pile = rng.random() < 0.25
+        die_mm = float(rng.uniform(7.0, 14.0) if pile else rng.uniform(9.0, 26.0))
+        n_dice = int(rng.integers(10, 41) if pile else rng.integers(0, 13))
+        try:
+            if pile:
+                frame, truth = random_pile(seed, n_dice, style=style, die_mm=die_mm)
+            else:
+                frame, truth = random_scene(seed, n_dice, style=style, die_mm=die_mm)
+        except (ValueError, RenderError):  # the dice did not fit the tray: fewer
+            frame, truth = random_scene(seed, min(n_dice, 6), style=style, die_mm=die_mm)
+        rows = []
+        for d in truth["dice"]:
+            corners = np.array(d["corners"], np.float32)
+            side = float(np.mean(np.hypot(*(corners - np.roll(corners, 1, axis=0)).T)))
+            value = 0 if d["cocked"] or d["occluded"] else int(d["value"])
+            rows.append((d["center"][0], d["center"][1], side, value))
+        dice = np.array(rows, np.float32).reshape(-1, 4)
+        items.append(Item(frame, dice, float(truth["die_px"])))
+    return items
+
+
+def cached_wide_items(n: int, cache: Path | None) -> list[Item]:
+    """:func:`wide_items`, kept in (and read back from) ``cache`` when given: rendering
+    takes minutes, and the runs of one recipe share their frames."""
+    if cache is None:
+        return wide_items(n)
+    path = cache / f"wide-{FIRST_SEED}-{n}.npz"
+    if path.is_file():
+        with np.load(path) as data:
+            return [
+                Item(data[f"image{k}"], data[f"dice{k}"], float(data["sides"][k])) for k in range(n)
+            ]
+    items = wide_items(n)
+    cache.mkdir(parents=True, exist_ok=True)
+    arrays = {f"image{k}": i.image for k, i in enumerate(items)}
+    arrays |= {f"dice{k}": i.dice for k, i in enumerate(items)}
+    part = path.with_suffix(".part.npz")
+    np.savez(part, sides=np.array([i.side for i in items]), **arrays)
+    part.replace(path)
+    return items
+
+
+def build_net(width: int = 64, stem: int = 16, blocks: int = 4) -> Any:
+    """Depthwise-separable layers to one cell per 8 pixels, then ``blocks`` dilated residual
+    blocks (dilations 1, 2, 4, 8, ...) and a 1 x 1 head of ``OUTPUTS`` channels."""
+    import torch
+    from torch import nn
+
+    def separable(c_in: int, c_out: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(c_in, c_in, 3, stride, dilation, dilation, groups=c_in, bias=False),
+            nn.BatchNorm2d(c_in),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(c_in, c_out, 1, bias=False),
+            nn.BatchNorm2d(c_out),
+            nn.ReLU(inplace=True),
+        )
+
+    class Residual(nn.Module):
+        def __init__(self, body: nn.Module) -> None:
+            super().__init__()
+            self.body = body
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x + self.body(x)
+
+    mid = 2 * stem
+    layers: list[nn.Module] = [
+        nn.Conv2d(3, stem, 3, 2, 1, bias=False),
+        nn.BatchNorm2d(stem),
+        nn.ReLU(inplace=True),
+        separable(stem, mid, 2),
+        Residual(separable(mid, mid)),
+        separable(mid, width, 2),
+    ]
+    layers += [Residual(separable(width, width, 1, 2 ** (k % 4))) for k in range(blocks)]
+    layers += [nn.Conv2d(width, width, 1), nn.ReLU(inplace=True), nn.Conv2d(width, OUTPUTS, 1)]
+    net = nn.Sequential(*layers)
+    head = net[-1]
+    with torch.no_grad():
+        head.bias.zero_()
+        head.bias[0] = -4.0  # few cells hold a die's centre
+    return net
+
+
+def export(net: Any, out: Path, info: dict[str, Any]) -> None:
+    """The net as ONNX (normalisation folded into the convolutions) and its JSON beside it."""
+    import torch
+
+    net.eval()
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, 480, 640),),
+        str(out),
+        input_names=["frame"],
+        output_names=["grid"],
+        dynamic_axes={"frame": {2: "height", 3: "width"}, "grid": {2: "rows", 3: "columns"}},
+        opset_version=13,
+        dynamo=False,
+    )
+    out.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    net.train()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=Path, required=True, help="folder of labelled folders")
+    parser.add_argument("--rendered", type=int, default=800, help="rendered frames")
+    parser.add_argument("--minutes", type=float, default=40.0, help="training time")
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--width", type=int, default=64, help="channels at one cell per 8 px")
+    parser.add_argument("--stem", type=int, default=16, help="channels of the first layer")
+    parser.add_argument("--blocks", type=int, default=4, help="dilated residual blocks")
+    parser.add_argument("--lr", type=float, default=3e-3, help="first learning rate")
+    parser.add_argument("--out", type=Path, default=SINGLE_FILE)
+    parser.add_argument("--cache", type=Path, help="folder to keep the rendered frames in")
+    parser.add_argument(
+        "--photo-share", type=float, default=0.5, help="share of crops taken from photos"
+    )
+    parser.add_argument(
+        "--leave-out",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="train without this labelled folder's photos (leave one source out)",
+    )
+    parser.add_argument(
+        "--export-only", action="store_true", help="export the untrained net (to time it)"
+    )
+    args = parser.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        raise SystemExit("train_single needs PyTorch and onnx: pip install -e '.[train]'") from None
+    torch.set_num_threads(1)  # a shared machine: one core, start it under nice
+    cv2.setNumThreads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    # channels last: depthwise convolutions train about 1.5 times faster on a CPU
+    net = build_net(args.width, args.stem, args.blocks).to(memory_format=torch.channels_last)
+    info: dict[str, Any] = {
+        "model": "single-stage dice reader, fully convolutional, one cell per 8 pixels",
+        "outputs": "centre score, x offset, y offset, log side / 8, logits of cocked, 1..6",
+        "trained_by": "tools/train_single.py",
+        "arguments": {k: str(v) for k, v in vars(args).items()},
+        "steps": 0,
+        "trained_on_photos": [],
+    }
+    if args.export_only:
+        export(net, args.out, info)
+        return 0
+    photos, used = train_detector.photo_items(args.photos, tuple(args.leave_out))
+    info["trained_on_photos"] = sorted(used)
+    nell = [i for i in photos if i.image.shape[0] == i.image.shape[1]]
+    others = [i for i in photos if i.image.shape[0] != i.image.shape[1]]
+    print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)
+    rendered = cached_wide_items(args.rendered, args.cache)
+    pools = [p for p in (rendered, nell, others) if p]
+    share = args.photo_share if len(pools) > 1 else 0.0
+    parts = [1.0 - share] + [share * w for p, w in ((nell, 0.58), (others, 0.42)) if p]
+    weights = [w / sum(parts) for w in parts]
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    start = time.monotonic()
+    budget = args.minutes * 60
+    step, totals = 0, {}
+    while (elapsed := time.monotonic() - start) < budget:
+        for g in optimiser.param_groups:  # a short warm-up, then cosine decay over the time
+            warm = min(1.0, (step + 1) / 100)
+            cosine = 0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget))
+            g["lr"] = args.lr * warm * cosine
+        x, t = train_detector.batch_of(pools, weights, args.batch, rng)
+        out = net(x.contiguous(memory_format=torch.channels_last))
+        loss, losses = train_detector.loss_of(out, t)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        step += 1
+        for k, v in losses.items():
+            totals[k] = totals.get(k, 0.0) + v
+        if step % 100 == 0:
+            mean = " ".join(f"{k} {v / 100:.3f}" for k, v in totals.items())
+            print(f"step {step} ({elapsed / 60:.1f} min): {mean}", file=sys.stderr, flush=True)
+            totals = {}
+        if step % 1000 == 0:
+            export(net, args.out, {**info, "steps": step})
+    export(net, args.out, {**info, "steps": step})
+    print(f"{step} steps; {train_detector.evaluate(net, args.photos)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
