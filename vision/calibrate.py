@@ -7,6 +7,7 @@ calibration itself and its file format.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -14,7 +15,7 @@ import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, find_tray
 from vision.pips import count_pips, learn_die_side
-from vision.reader import read_dice
+from vision.reader import LAMP_REACH, LAMP_SUPPORT, locate, read_dice
 from vision.reading import check_frame
 from vision.segment import dice_regions, find_blobs, working_scale
 
@@ -64,8 +65,27 @@ def calibrate(
         )
     sized = Calibration((w, h), tray, png.tobytes(), die_side=side, pip_contrast=0.0)
     cal = Calibration((w, h), tray, png.tobytes(), side, cal_contrast(dice, sized))
+    lamp = lamp_spot(dice, cal)
+    if lamp is not None:
+        cal = replace(cal, lamp=lamp)
     reading = read_dice(dice, cal, expected=expected)
     return cal, _report(cal, tray_found, reading, expected)
+
+
+def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[float, float] | None:
+    """Where the lamp's reflection lies on the flat dice of ``frame``: the median of the
+    blobs the dice set aside as a reflection, when at least LAMP_SUPPORT + 1 dice agree on
+    it (within LAMP_REACH of the median); None when the dice show no such reflection."""
+    found, _ = locate(frame, cal)
+    spots = np.array([f.count.glare_at for f in found if f.count.glare_at is not None])
+    if len(spots) < LAMP_SUPPORT + 1:
+        return None
+    middle = np.median(spots, axis=0)
+    near = spots[np.hypot(*(spots - middle).T) <= LAMP_REACH]
+    if len(near) < LAMP_SUPPORT + 1:
+        return None
+    at = near.mean(axis=0)
+    return float(at[0]), float(at[1])
 
 
 def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:

@@ -37,6 +37,8 @@ class Calibration:
     die_side: float  # pixels
     pip_contrast: float
     version: int = VERSION
+    lamp: tuple[float, float] | None = None  # where the lamp's reflection lies on a flat
+    # die's top face, from the face's centre in sides along the frame's axes (None: not seen)
     _cache: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -85,6 +87,7 @@ class Calibration:
             "background_png": base64.b64encode(self.background_png).decode("ascii"),
             "die_side": round(self.die_side, 2),
             "pip_contrast": round(self.pip_contrast, 3),
+            **({} if self.lamp is None else {"lamp": [round(v, 3) for v in self.lamp]}),
         }
 
     @classmethod
@@ -113,7 +116,8 @@ class Calibration:
             raise CalibrationError(str(exc)) from None
         if not (math.isfinite(die_side) and 4.0 <= die_side <= max(w, h)):
             raise CalibrationError(f"die_side {die_side} is not a plausible die size in pixels")
-        cal = cls((w, h), tray, png, die_side, contrast)
+        lamp = _lamp(data.get("lamp"))
+        cal = cls((w, h), tray, png, die_side, contrast, lamp=lamp)
         s = cal.scale
         if cal.background.shape[:2] != (h // s, w // s):
             raise CalibrationError("background_png is not an image of the expected size")
@@ -122,6 +126,21 @@ class Calibration:
     def save(self, path: str | Path) -> None:
         """Write the calibration as JSON to ``path``, atomically (:mod:`vision.files`)."""
         write_atomically(path, json.dumps(self.to_json()) + "\n")
+
+
+def _lamp(raw: Any) -> tuple[float, float] | None:
+    """The ``lamp`` field: absent (None) or [dx, dy] in die sides, each within -1..1."""
+    if raw is None:
+        return None
+    ok = (
+        isinstance(raw, list)
+        and len(raw) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+        and all(math.isfinite(v) and abs(v) <= 1.0 for v in raw)
+    )
+    if not ok:
+        raise CalibrationError(f"lamp {raw!r} must be [dx, dy] in die sides (each -1..1)")
+    return float(raw[0]), float(raw[1])
 
 
 def load_calibration(path: str | Path) -> Calibration:

@@ -47,6 +47,8 @@ class PipCount:
     side_pips: int = 0  # pips set aside as a visible side face
     beyond: int = 0  # nearly-pip blobs beyond the top face (side faces, edges: weak doubt)
     glare: int = 0  # a blob on the face set aside as the lamp's reflection, not a pip
+    glare_at: tuple[float, float] | None = None  # where that blob lies from the face's
+    # centre, in sides along the frame's axes (one lamp puts it alike on every die)
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -67,8 +69,23 @@ def _templates(value: int) -> tuple[np.ndarray, float]:
 _TEMPLATE_CACHE: dict[int, tuple[np.ndarray, float]] = {}
 
 
+_FIT_CACHE: dict[tuple[bytes, float], tuple[float, int, float]] = {}
+FIT_CACHE_SIZE = 256  # one frame's pips are judged several times over (faces, glare, grid)
+
+
 def _fit(points: np.ndarray, side: float) -> tuple[float, int, float]:
     """Best standard layout for ``points``: error (sides), rotation index, corner offset a."""
+    key = (np.ascontiguousarray(points, np.float32).tobytes(), float(side))
+    found = _FIT_CACHE.get(key)
+    if found is None:
+        found = _fit_now(points, side)
+        if len(_FIT_CACHE) >= FIT_CACHE_SIZE:
+            _FIT_CACHE.clear()
+        _FIT_CACHE[key] = found
+    return found
+
+
+def _fit_now(points: np.ndarray, side: float) -> tuple[float, int, float]:
     n = len(points)
     if n == 0 or n > 6:
         return 1.0, 0, float(LAYOUT_OFFSETS[0])
@@ -152,19 +169,29 @@ def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
 
 CLEAN_FIT = 0.04  # layout error of a face that leaves no doubt, in sides
 GLARE_CAP = 0.45  # most confidence for a count that set a reflection aside (below 0.5)
+MIDDLE_OFF = 0.045  # a middle pip this many sides from the centre of the others is no pip
 GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' median contrast
 
 
 def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     """The pips of a face with one blob set aside as the lamp's reflection, when that is the
     only way they form a clean face (with it they do not, without it they do), and the blob
-    is weaker than the pips (a reflection is fainter than paint). Returns the pips
-    unchanged, 0 otherwise.
+    is weaker than the pips (a reflection is fainter than paint); or the middle blob of three
+    or five that fit a face loosely but whose middle lies off the centre of the others
+    (MIDDLE_OFF: a 2 or 4 with the lamp beside its centre looks like a 3 or 5 otherwise). Returns
+    the pips unchanged, 0 otherwise.
     """
     if not 2 <= len(pips) <= 7:
         return pips, 0
     points = np.array([(p.x, p.y) for p in pips], np.float32)
-    if len(pips) <= 6 and _fit(points, side)[0] < CLEAN_FIT:
+    clean = len(pips) <= 6 and _fit(points, side)[0] < CLEAN_FIT
+    if clean and len(pips) in (3, 5):  # a face's middle pip lies at the centre of the others
+        middle = int(np.argmin(np.hypot(*(points - points.mean(axis=0)).T)))
+        rest = [k for k in range(len(pips)) if k != middle]
+        off = float(np.hypot(*(points[middle] - points[rest].mean(axis=0)))) / side
+        if off > MIDDLE_OFF and _fit(points[rest], side)[0] < CLEAN_FIT:
+            return [pips[k] for k in rest], 1
+    if clean:
         return pips, 0
     strengths = np.array([p.strength for p in pips])
     best: tuple[float, int] | None = None
@@ -295,8 +322,14 @@ def assess(
         return PipCount(0, (), 1.0, 0.0, 0.0, doubtful + len(near), 0.0)
     pips, side_pips = top_face(pips, side)
     glare = 0
+    glare_at: tuple[float, float] | None = None
     if not side_pips:
+        every = pips
         pips, glare = without_glare(pips, side)
+        if glare:
+            spot = next(p for p in every if p not in pips)
+            middle = face_centre(np.array([(p.x, p.y) for p in pips], np.float32))
+            glare_at = ((spot.x - middle[0]) / side, (spot.y - middle[1]) / side)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     beyond = 0
     if near:
@@ -318,6 +351,7 @@ def assess(
         side_pips=side_pips,
         beyond=beyond,
         glare=glare,
+        glare_at=None if glare_at is None else (float(glare_at[0]), float(glare_at[1])),
     )
 
 

@@ -259,22 +259,37 @@ class _Discriminant:
         return np.asarray(((features - self.mean) / self.scale) @ self.weights + self.bias)
 
 
-def _discriminant(features: np.ndarray, values: np.ndarray) -> _Discriminant:
-    """A shrunk linear discriminant of the values 1..6 over standardised features."""
-    mean = features.mean(axis=0)
-    scale = features.std(axis=0) + 1e-6
-    x = (features - mean) / scale
-    dims = x.shape[1]
+@dataclass(frozen=True)
+class _Moments:
+    """What a linear discriminant needs of some rows of standardised features: per value
+    the row count and feature sums, and the rows' Gram matrix (moments add over folds)."""
+
+    counts: np.ndarray  # (6,)
+    sums: np.ndarray  # (6, F)
+    gram: np.ndarray  # (F, F)
+
+    @classmethod
+    def of(cls, x: np.ndarray, values: np.ndarray) -> _Moments:
+        onehot = (values[:, None] == np.arange(1, 7)[None, :]).astype(x.dtype)
+        return cls(onehot.sum(axis=0), onehot.T @ x, x.T @ x)
+
+    def __sub__(self, other: _Moments) -> _Moments:
+        return _Moments(self.counts - other.counts, self.sums - other.sums, self.gram - other.gram)
+
+    def __add__(self, other: _Moments) -> _Moments:
+        return _Moments(self.counts + other.counts, self.sums + other.sums, self.gram + other.gram)
+
+
+def _discriminant(moments: _Moments, mean: np.ndarray, scale: np.ndarray) -> _Discriminant:
+    """A shrunk linear discriminant of the values 1..6 from the moments of standardised
+    features (closed form: one solve of the shared covariance)."""
+    taught = moments.counts > 0
+    dims = moments.gram.shape[0]
     means = np.zeros((6, dims))
-    centred = np.zeros_like(x)
-    taught = np.zeros(6, bool)
-    for v in range(6):
-        rows = values == v + 1
-        if rows.any():
-            taught[v] = True
-            means[v] = x[rows].mean(axis=0)
-            centred[rows] = x[rows] - means[v]
-    cov = centred.T @ centred / max(1, len(x) - int(taught.sum()))
+    means[taught] = moments.sums[taught] / moments.counts[taught, None]
+    between = (means.T * moments.counts) @ means  # sum over values of n_v m_v m_v^T
+    rows = float(moments.counts.sum())
+    cov = (moments.gram - between) / max(1.0, rows - float(taught.sum()))
     cov = (1 - SHRINK) * cov + SHRINK * (np.trace(cov) / dims + 1e-3) * np.eye(dims)
     solved = np.linalg.solve(cov, means.T)  # (F, 6)
     bias = -0.5 * np.einsum("fv,vf->v", solved, means)
@@ -283,17 +298,29 @@ def _discriminant(features: np.ndarray, values: np.ndarray) -> _Discriminant:
     return _Discriminant(mean, scale, solved, bias)
 
 
+TRAINING_ROWS = 4000  # augmented copies are made until about this many rows (at most
+# AUGMENT per example, at least MIN_AUGMENT): many examples need fewer copies
+MIN_AUGMENT = 2
+
+
+def copies_per_example(n: int) -> int:
+    """How many turned copies of each of ``n`` examples the fit adds."""
+    return int(np.clip(TRAINING_ROWS // max(1, n) - 1, MIN_AUGMENT, AUGMENT))
+
+
 def _training_set(
     examples: Sequence[TeachingExample], seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features, values and example index of every example and its augmented copies."""
+    """Features, values and example index of every example and its augmented copies (the
+    example itself first)."""
     rng = np.random.default_rng(seed)
+    copies = copies_per_example(len(examples))
     crops, values, owner = [], [], []
     for i, ex in enumerate(examples):
         crops.append(ex.crop)
-        crops += [_augment(ex.crop, rng) for _ in range(AUGMENT)]
-        values += [ex.value] * (AUGMENT + 1)
-        owner += [i] * (AUGMENT + 1)
+        crops += [_augment(ex.crop, rng) for _ in range(copies)]
+        values += [ex.value] * (copies + 1)
+        owner += [i] * (copies + 1)
     return crop_features(crops), np.array(values), np.array(owner)
 
 
@@ -471,17 +498,25 @@ def fit_profile(
     if calibration is not None:
         frame_size = calibration.frame_size
     features, values, owner = _training_set(listed, seed)
+    mean = features.mean(axis=0)
+    scale = features.std(axis=0) + 1e-6
+    x = (features - mean) / scale
     folds = np.random.default_rng(seed).permutation(len(listed)) % FOLDS
+    row_fold = folds[owner]
+    parts = [_Moments.of(x[row_fold == k], values[row_fold == k]) for k in range(FOLDS)]
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    first = np.r_[True, owner[1:] != owner[:-1]]  # each example's own row, not its copies
     held_scores, held_values = [], []
     for k in range(FOLDS):
-        train = folds[owner] != k
-        test = (folds[owner] == k) & np.isin(np.arange(len(owner)), _originals(len(listed)))
-        if not test.any() or len(set(values[train])) < MIN_VALUES:
+        train = total - parts[k]
+        test = (row_fold == k) & first
+        if not test.any() or int((train.counts > 0).sum()) < MIN_VALUES:
             continue
-        scores = _discriminant(features[train], values[train]).scores(features[test])
-        held_scores.append(scores)
+        held_scores.append(_discriminant(train, mean, scale).scores(features[test]))
         held_values.append(values[test])
-    model = _discriminant(features, values)
+    model = _discriminant(total, mean, scale)
     temperature, accuracy = _temperature(held_scores, held_values)
     counts = tuple(int((np.array([ex.value for ex in listed]) == v).sum()) for v in range(1, 7))
     return DiceProfile(
@@ -495,11 +530,6 @@ def fit_profile(
         calibration_id(calibration),
         None if frame_size is None else (int(frame_size[0]), int(frame_size[1])),
     )
-
-
-def _originals(n: int) -> np.ndarray:
-    """Rows of the training set that hold the examples themselves, not augmented copies."""
-    return np.arange(n) * (AUGMENT + 1)
 
 
 def _temperature(scores: list[np.ndarray], values: list[np.ndarray]) -> tuple[float, float]:

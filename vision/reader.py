@@ -88,6 +88,7 @@ def _leans(found: Found, side: float) -> bool:
 
 FAR_WITNESSES = 2  # flat dice at least as far out that must look unstretched
 UNSTRETCHED = 1.06  # longest side of a lone flat die's region seen from far above, in sides
+WITNESS_REACH = 0.25  # witnesses at least this share of the suspect's distance from the centre
 
 
 def _long_side(region: Region) -> float:
@@ -100,18 +101,23 @@ def seen_from_far(
 ) -> bool:
     """Whether the frame shows that the camera is far above where ``found`` lies: a camera
     close above sees the side faces of flat dice in proportion to their distance from the
-    frame's centre, so lone dice with clean faces at least 0.6 as far out as ``found`` that
-    show no side (unstretched regions) witness a far camera.
+    frame's centre, so lone dice with clean faces at least a quarter as far out as ``found``
+    whose regions are unstretched witness a far camera (a witness at a share f of the
+    suspect's distance may be stretched at most f times the far camera's allowance).
     """
     centre = np.array(frame_centre)
-    reach = float(np.linalg.norm(np.array(found.centre) - centre))
+    reach = max(1.0, float(np.linalg.norm(np.array(found.centre) - centre)))
     witnesses = 0
     for g in others:
         if g is found or g.region.merged != 1 or g.count.side_pips or g.count.layout_error > 0.06:
             continue
-        if float(np.linalg.norm(np.array(g.centre) - centre)) < 0.6 * reach:
+        out = float(np.linalg.norm(np.array(g.centre) - centre)) / reach
+        if out < WITNESS_REACH:
             continue
-        witnesses += int(_long_side(g.region) < UNSTRETCHED * side)
+        # a near camera stretches a flat die in proportion to its distance from the centre:
+        # a witness nearer the centre must look the less stretched
+        allowed = 1.0 + (UNSTRETCHED - 1.0) * min(1.0, out)
+        witnesses += int(_long_side(g.region) < allowed * side)
     return witnesses >= FAR_WITNESSES
 
 
@@ -184,17 +190,59 @@ def _die(
     probs: np.ndarray | None,
     taught: np.ndarray | None = None,
     leaning: bool = False,
+    lamp: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
-    where it is sure, else by the classifier."""
-    value, conf = fuse_taught(found.count.value, confidence(found.count), probs, taught)
-    if found.count.glare and not (_sure_of(taught, value) or _sure_of(probs, value)):
+    where it is sure, else by the classifier. ``lamp``: the blob set aside as the lamp's
+    reflection is confirmed by the frame's other dice (see :func:`lamp_confirmed`)."""
+    count = replace(found.count, glare=0) if lamp else found.count
+    value, conf = fuse_taught(count.value, confidence(count), probs, taught)
+    if count.glare and not (_sure_of(taught, value) or _sure_of(probs, value)):
         conf = min(conf, GLARE_CAP)
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
     if leaning or _looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
+
+
+LAMP_SUPPORT = 1  # other dice of the frame whose reflection lies at the same place
+LAMP_REACH = 0.1  # ... within this many sides; a blob nearer than this to the face's
+# centre is never taken for the lamp (a 5 or 3 without its middle pip is a clean 4 or 2)
+
+
+def lamp_confirmed(found: list[Found], lamp: tuple[float, float] | None = None) -> list[bool]:
+    """For each die, whether the blob it set aside as the lamp's reflection is confirmed by
+    the frame: one lamp over flat dice puts its reflection at the same place on every top
+    face (the same offset from the face's centre along the frame's axes, however the die is
+    turned), while a pip turns with its die. A set-aside blob that at least LAMP_SUPPORT
+    other dice show at that offset, or that lies where the calibration saw the lamp
+    (``lamp``, from the six flat dice it was made with), is the lamp, and the count without
+    it is not doubted.
+    """
+    spots = [
+        f.count.glare_at
+        if f.count.glare and f.count.glare_at and np.hypot(*f.count.glare_at) > LAMP_REACH
+        else None
+        for f in found
+    ]
+    out = []
+    for i, at in enumerate(spots):
+        agree = sum(
+            1
+            for j, other in enumerate(spots)
+            if j != i
+            and other is not None
+            and at is not None
+            and np.hypot(at[0] - other[0], at[1] - other[1]) <= LAMP_REACH
+        )
+        known = (
+            lamp is not None
+            and at is not None
+            and np.hypot(at[0] - lamp[0], at[1] - lamp[1]) <= LAMP_REACH
+        )
+        out.append(at is not None and (agree >= LAMP_SUPPORT or known))
+    return out
 
 
 def _sure_of(probs: np.ndarray | None, value: int) -> bool:
@@ -389,13 +437,24 @@ def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Fou
     return [Found(region, count, centre) for region, count, centre in candidates], side
 
 
-def second_opinions(image: np.ndarray, found: list[Found], side: float) -> list[np.ndarray | None]:
-    """The classifier's probabilities for each candidate (None each when no model ships)."""
+def second_opinions(
+    image: np.ndarray,
+    found: list[Found],
+    side: float,
+    taught: list[np.ndarray | None] | None = None,
+) -> list[np.ndarray | None]:
+    """The classifier's probabilities for each candidate (None each when no model ships, and
+    None for a die the dice profile is sure of: a sure profile overrules the classifier)."""
     model = load_classifier()
-    if model is None or not found:
-        return [None] * len(found)
-    patches = np.stack([face_patch(image, f.centre, side) for f in found])
-    return list(model.probabilities(patches))
+    known = taught if taught is not None else [None] * len(found)
+    wanted = [i for i, t in enumerate(known) if t is None or float(t.max()) < PROFILE_SURE]
+    out: list[np.ndarray | None] = [None] * len(found)
+    if model is None or not wanted:
+        return out
+    patches = np.stack([face_patch(image, found[i].centre, side) for i in wanted])
+    for i, probs in zip(wanted, model.probabilities(patches), strict=True):
+        out[i] = probs
+    return out
 
 
 def taught_opinions(
@@ -540,12 +599,13 @@ def read_dice(
     # flat die: there a stretched region or a side face's pips mean a leaning die
     far = calibration is not None and not any(f.near_view for f in readable)
     taught = taught_opinions(image, readable, side, profile)
-    opinions = second_opinions(image, readable, side)
-    for f, probs, known in zip(readable, opinions, taught, strict=True):
+    opinions = second_opinions(image, readable, side, taught)
+    lamps = lamp_confirmed(readable, None if calibration is None else calibration.lamp)
+    for f, probs, known, lamp in zip(readable, opinions, taught, lamps, strict=True):
         leaning = _looks_tilted(f, side) or (
             far and _leans(f, side) and seen_from_far(f, readable, side, middle)
         )
-        die = _die(f, side, probs, known, leaning)
+        die = _die(f, side, probs, known, leaning, lamp)
         if leaning:
             tilted.append(die)
         dice.append(die)

@@ -125,3 +125,26 @@ def test_find_tray_outlines_a_plain_floor_inside_walls() -> None:
 
 def test_find_tray_gives_up_on_a_frame_without_walls() -> None:
     assert find_tray(np.full((120, 160, 3), 128, np.uint8)) is None
+
+
+def test_the_lamp_seen_at_calibration_is_kept_and_checked(tmp_path: Path) -> None:
+    """A glossy set shows the lamp at the same place on every die: the calibration keeps
+    where (a file without it still loads), and a lamp that is not [dx, dy] is refused."""
+    from vision.setups import make_setup
+
+    glossy = next(
+        setup.calibration
+        for seed in (4002, 4005, 4006, 4011, 3001)
+        if (setup := make_setup(seed, (640, 480), "setup")) is not None
+        and setup.calibration.lamp is not None
+    )
+    assert glossy.lamp is not None and 0.1 < float(np.hypot(*glossy.lamp)) < 0.5
+    again = Calibration.from_json(json.loads(json.dumps(glossy.to_json())))
+    assert again.lamp == pytest.approx(glossy.lamp, abs=1e-3)
+    plain, _ = calibrate(*_frames())
+    assert plain.lamp is None and "lamp" not in plain.to_json()
+    for bad in ([0.1], [0.1, "x"], [3.0, 0.0], "left"):
+        path = tmp_path / "calibration.json"
+        path.write_text(json.dumps({**glossy.to_json(), "lamp": bad}))
+        with pytest.raises(CalibrationError, match="lamp"):
+            load_calibration(path)

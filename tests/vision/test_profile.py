@@ -191,3 +191,60 @@ def test_examples_from_a_reading_pair_each_die_with_its_value(setup) -> None:
     assert [e.value for e in examples] == values
     with pytest.raises(ProfileError, match="one value per die"):
         examples_from_reading(frame, reading, values[:2], cal)
+
+
+def test_fold_moments_give_the_direct_discriminant() -> None:
+    """The discriminant made from moments summed over folds is the one made from all rows,
+    and it is the shrunk linear discriminant computed the long way."""
+    from vision.profile import SHRINK, _discriminant, _Moments
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(1, 5, 90)  # values 5 and 6 never taught
+    x = rng.normal(size=(90, 7)) + values[:, None] * 0.4
+    folds = np.arange(90) % 5
+    parts = [_Moments.of(x[folds == k], values[folds == k]) for k in range(5)]
+    summed = parts[0]
+    for part in parts[1:]:
+        summed = summed + part
+    mean, scale = np.zeros(7), np.ones(7)
+    fast = _discriminant(summed, mean, scale)
+    whole = _discriminant(_Moments.of(x, values), mean, scale)
+    assert np.allclose(fast.weights, whole.weights) and np.allclose(fast.bias[:4], whole.bias[:4])
+    means = np.array([x[values == v].mean(axis=0) for v in range(1, 5)])
+    centred = x - means[values - 1]
+    cov = centred.T @ centred / (90 - 4)
+    cov = (1 - SHRINK) * cov + SHRINK * (np.trace(cov) / 7 + 1e-3) * np.eye(7)
+    assert np.allclose(fast.weights[:, :4], np.linalg.solve(cov, means.T))
+    assert np.isneginf(fast.bias[4:]).all()
+    # leaving a fold out is the same as fitting on the other rows alone
+    rest = _discriminant(summed - parts[0], mean, scale)
+    alone = _discriminant(_Moments.of(x[folds != 0], values[folds != 0]), mean, scale)
+    assert np.allclose(rest.weights, alone.weights)
+
+
+def test_many_examples_get_fewer_turned_copies() -> None:
+    from vision.profile import AUGMENT, MIN_AUGMENT, copies_per_example
+
+    assert copies_per_example(120) == AUGMENT
+    assert copies_per_example(1200) == MIN_AUGMENT
+    assert [copies_per_example(n) for n in (6, 300, 600, 5000)] == sorted(
+        (copies_per_example(n) for n in (6, 300, 600, 5000)), reverse=True
+    )
+
+
+def test_the_classifier_is_asked_only_where_the_profile_is_unsure(setup) -> None:
+    from vision.reader import locate, second_opinions
+
+    cal, _ = setup
+    frame, _ = render_tray(random_tray(9600), seed=SEED, frame=60)
+    found, side = locate(frame, cal)
+    assert side is not None and len(found) >= 2
+    sure = np.array([0.0, 0.0, 0.97, 0.03, 0.0, 0.0])
+    unsure = np.full(6, 1 / 6)
+    taught: list[np.ndarray | None] = [sure, unsure] + [None] * (len(found) - 2)
+    opinions = second_opinions(frame, found, side, taught)
+    assert opinions[0] is None  # a sure profile overrules the classifier: not asked
+    assert all(o is not None and o.shape == (6,) for o in opinions[1:])
+    plain = second_opinions(frame, found, side)
+    assert all(o is not None for o in plain)
+    assert np.allclose(plain[1], opinions[1])

@@ -102,3 +102,37 @@ def test_flat_rolls_of_a_setup_are_read_right(tower) -> None:
             oks += 1
             assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
     assert oks >= 5
+
+
+@pytest.mark.parametrize(("value", "at"), [(2, (0.06, -0.03)), (4, (0.03, 0.05))])
+def test_the_lamp_beside_a_face_centre_is_not_its_middle_pip(
+    value: int, at: tuple[float, float]
+) -> None:
+    """A 2 or 4 with the lamp's spot just off its centre fits a 3 or 5 loosely; a real
+    middle pip lies at the centre of the others, so the spot is set aside (and the count is
+    not sure unless the lamp is confirmed)."""
+    spot = Pip(100.0 + at[0] * SIDE, 100.0 + at[1] * SIDE, 40.0, 2.2)
+    kept, glare = without_glare([*face(value), spot], SIDE)
+    assert glare == 1 and len(kept) == value
+    count = assess([*face(value), spot], (100.0, 100.0), SIDE, 0)
+    assert count.value == value and count.glare_at is not None
+    assert count.glare_at == pytest.approx(at, abs=1e-3)
+    assert confidence(count) <= GLARE_CAP
+    centred = Pip(100.0 + 0.01 * SIDE, 100.0, 40.0, 2.2)  # a real middle pip stays
+    assert without_glare([*face(value), centred], SIDE)[1] == 0
+
+
+def test_the_lamp_is_confirmed_by_other_dice_or_the_calibration() -> None:
+    from vision.reader import Found, lamp_confirmed
+    from vision.segment import square_region
+
+    def found(at: tuple[float, float] | None) -> Found:
+        count = assess(face(4), (100.0, 100.0), SIDE, 0)
+        count = dataclasses.replace(count, glare=int(at is not None), glare_at=at)
+        return Found(square_region((100.0, 100.0), SIDE), count, (100.0, 100.0))
+
+    spread = [found((0.15, -0.05)), found((0.17, -0.02)), found(None), found((-0.2, 0.1))]
+    assert lamp_confirmed(spread) == [True, True, False, False]
+    assert lamp_confirmed([found((0.15, -0.05))]) == [False]  # alone: not confirmed
+    assert lamp_confirmed([found((0.15, -0.05))], lamp=(0.14, -0.04)) == [True]
+    assert lamp_confirmed([found((0.02, 0.03)), found((0.03, 0.02))]) == [False, False]
