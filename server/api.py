@@ -394,7 +394,10 @@ def admin_pin_check() -> Response:
 @bp.post("/new-game")
 @table_pin
 def new_game() -> Response:
-    """Start a game: ``{"preset", "rules", "players": [name | {"name", "bot"}]}``."""
+    """Start a game: ``{"preset", "rules", "players": [name | {"name", "bot"}]}``.
+
+    While a game is running this replaces it, and needs the admin PIN as well.
+    """
     data = body(("preset", "rules", "players"))
     preset = data.get("preset")
     if preset is not None and not isinstance(preset, str):
@@ -416,7 +419,11 @@ def new_game() -> Response:
         players.append(name)
         if bot is not None:
             bots[name] = bot
-    return act(lambda: service().new_game(preset, rules, players, bots))
+    # Replacing a running game changes it: that is the host's, with the admin PIN too.
+    replacing = service().controller.state.playing
+    if replacing:
+        check_pin("admin")
+    return act(lambda: service().new_game(preset, rules, players, bots, replace=replacing))
 
 
 @bp.post("/join")
@@ -528,6 +535,36 @@ def pause() -> Response:
     if not isinstance(data.get("paused"), bool):
         raise BadBody("'paused' must be true or false")
     return act(lambda: service().pause(bool(data["paused"])))
+
+
+@bp.post("/undo")
+@admin_pin
+def undo() -> Response:
+    """Take back the last set-aside of the turn before the next roll: ``{}`` or ``{"undo": true}``.
+
+    Journaled as an undo (the set-aside's row stays); the exported record leaves it out.
+    """
+    flag_field(body(("undo",)), "undo")
+    return act(lambda: service().undo())
+
+
+@bp.post("/rename")
+@admin_pin
+def rename() -> Response:
+    """Call a player by another name: ``{"player": "Ben", "name": "Benjamin"}``."""
+    data = body(("player", "name"))
+    old = name_field(data, "player")
+    new = name_field(data, "name")
+    return act(lambda: service().rename(old or "", new or ""))
+
+
+@bp.post("/remove-player")
+@admin_pin
+def remove_player() -> Response:
+    """A player has left: ``{"player": "Cat"}``; their score stays, their turns are skipped."""
+    data = body(("player",))
+    name = name_field(data, "player")
+    return act(lambda: service().remove_player(name or ""))
 
 
 @bp.post("/settings")

@@ -32,9 +32,11 @@ from server.hands import Hands, PeopleHands, TowerOp, multiset_minus
 from server.host import Host
 from server.journal import Note, TableJournal
 from server.store import NewGame, StorageError, Store
+from server.table_edits import leave_step, left_turn, rename_step, undo_step
 from server.table_state import (
     ANNOUNCED,
     ANNOUNCED_FIRST,
+    CHOOSE_MESSAGE,
     Announcement,
     AnnouncementKind,
     Correction,
@@ -64,7 +66,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMING = Timing()
 STORAGE_RETRY_S = 1.0  # a step the storage refused is tried again this much later
-CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
 # where a person may say what the roll on the table shows: while it waits for a
 # set-aside, or after it zilched (or scored "nothing") before anyone acts again
 CORRECT_PHASES = (TablePhase.CHOOSE, TablePhase.READY, TablePhase.RETURN_DICE)
@@ -175,7 +176,7 @@ class Controller:
             phase = self._shown_phase
             if phase.busy or phase is not self._state.phase:
                 return False
-            if self.hands.moves_dice(phase):
+            if self.hands.moves_dice(phase) or left_turn(self._state) is not None:
                 return False
             return self._bot_turn() is None
 
@@ -290,10 +291,17 @@ class Controller:
     # -- commands (run on the controller thread) --------------------------------
 
     def new_game(
-        self, preset: str, rules: dict[str, Any], players: list[str], bots: dict[str, str]
+        self,
+        preset: str,
+        rules: dict[str, Any],
+        players: list[str],
+        bots: dict[str, str],
+        replace_running: bool = True,
     ) -> None:
-        """Start a new game (abandoning one in progress) with these players."""
+        """Start a new game (abandoning one in progress, unless told not to) with these players."""
         now = self._state
+        if now.playing and not replace_running:
+            raise TableError("a game is running: replacing it needs the host's admin PIN")
         if now.phase.busy:
             raise TableError("wait for the dice to be read before starting a new game")
         ruleset = find_preset(preset).with_house_rules(rules)
@@ -531,6 +539,38 @@ class Controller:
         text = "Paused by the host." if paused else "The game goes on."
         self._commit(replace(now, paused=paused), notes=[("pause" if paused else "resume", text)])
 
+    def undo(self) -> None:
+        """Take back the last set-aside of the turn, before the next roll (table_edits)."""
+        following, ops, text = undo_step(self._state, self.hands)
+        self.tray.forget()
+        self._commit(following, action={"undo": True}, tower=ops, notes=[("undo", text)])
+        self.tray.poll_now()
+
+    def rename(self, old: str, new: str) -> None:
+        """Call a player by another name, from the game's first action on."""
+        following, old, new, text = rename_step(self._state, old, new)
+        self._bot_objects = {}
+        if self.host is not None:
+            self.host.renamed(old, new)
+        action = {"rename": {"from": old, "to": new}}
+        self._commit(following, action=action, notes=[("rename", text)])
+
+    def remove_player(self, name: str) -> None:
+        """A player has left: their turns are skipped from now on (one starting now, at once)."""
+        following, text = leave_step(self._state, name)
+        self._commit(following, notes=[("left", text)])
+        self._skip_left()
+
+    def _skip_left(self) -> None:
+        """Skip the turn of a player who left, when it comes (journaled as the engine's skip)."""
+        name = left_turn(self._state)
+        if name is None:
+            return
+        game, events = self._need_game().after({"skip": True})
+        note = ("skip", f"{name} has left: the turn is skipped.")
+        following = replace(self._state, game=game, then=None)
+        self._after_game_change(following, events, action={"skip": True}, notes=[note])
+
     def touch(self) -> None:
         """Publish the state again (a table setting changed)."""
         self._commit(self._state)
@@ -571,7 +611,10 @@ class Controller:
         """A person's play action (ROLL, set-aside, BANK, skip): never while paused."""
         if self._state.paused:
             raise TableError("the table is paused: the host resumes it from a phone")
-        return self._need_game(player, turn)
+        game = self._need_game(player, turn)
+        if game.state.current in self._state.left:
+            raise TableError(f"{game.state.current} has left the game: the turn is skipped")
+        return game
 
     def _need_game(self, player: str | None = None, turn: str | None = None) -> Game:
         """The running game; refused when ``player`` is not to play or ``turn`` has ended.
@@ -631,7 +674,7 @@ class Controller:
             )
         else:
             following = replace(following, phase=TablePhase.READY, message="")
-        if self.host is not None and game is not None:
+        if self.host is not None and game is not None and game.state.current not in following.left:
             notes += self.host.after_events(game, events, self.clock())
         following = self._announce(following, events, notes)
         self._bot_due = self.clock() + self.timing.bot_delay_s
@@ -805,6 +848,9 @@ class Controller:
                     self._check_take_out()
             elif phase is TablePhase.FIX_TRAY and not self.hands.straightens_tray:
                 self._check_fixed()
+        if left_turn(self._state) is not None:
+            self._skip_left()
+            return
         game = self._state.game
         hosting = self.host is not None and game is not None
         if hosting and self._state.phase is TablePhase.READY and self._bots_current() is None:

@@ -66,6 +66,13 @@ class Hands(ABC):
         """The tray's dice as known without the camera, when the camera cannot tell."""
         return None
 
+    def restore(self, roll: Sequence[int]) -> list[TowerOp]:
+        """Make the tray hold ``roll`` again (a set-aside taken back); the moves made.
+
+        On a real tower people put the dice back and the camera sees them.
+        """
+        return []
+
     def tray_touched(self, rolled: int, refused: bool) -> bool:
         """Whether the dice in the tray may have changed since the roll (camera work)."""
         return True
@@ -165,6 +172,21 @@ class SimulatedHands(Hands):
 
     def known_tray(self) -> tuple[int, ...]:
         return tuple(sorted(self._values()))
+
+    def restore(self, roll: Sequence[int]) -> list[TowerOp]:
+        """Every die out of the tray goes back, then those not in ``roll`` come out again."""
+        tower, ops = self.tower, list[TowerOp]()
+        if tuple(sorted(self._values())) == tuple(sorted(roll)):
+            return ops
+        if tower.out_of_tray:
+            n = tower.out_of_tray
+            tower.put_back(n)
+            ops.append(["put_back", n])
+        extra = multiset_minus(self._values(), roll)
+        if extra:
+            tower.remove(list(extra))
+            ops.append(["remove", list(extra)])
+        return ops
 
     def tray_touched(self, rolled: int, refused: bool) -> bool:
         """Only when someone took dice out or put them back (no camera work otherwise)."""

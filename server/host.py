@@ -85,6 +85,11 @@ class Host:
         """Go back to calls taken with :meth:`memo`."""
         self.player, self.calls, self.called_at = memo
 
+    def renamed(self, old: str, new: str) -> None:
+        """A player is called by another name: the calls of their turn go on under it."""
+        if self.player == old:
+            self.player = new
+
     def player_acted(self) -> None:
         """The current player answered (rolled, kept or banked): no more calls this turn."""
         self.calls = 0

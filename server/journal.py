@@ -20,6 +20,7 @@ from server.store import CorruptJournal, NewGame, Store
 from server.store import Step as JournalEntry
 from server.table_state import LOG_LENGTH, SnapshotError, TablePhase, TableState
 from zilch import Event, Game, ReplayError, ZilchError
+from zilch.edits import fold
 from zilch.game import new_game
 
 Note = tuple[str, str]  # (kind, text) of a log entry the engine did not make
@@ -118,12 +119,18 @@ class TableJournal:
             raise CorruptJournal(game_id, last_seq, f"its games row is damaged ({exc})") from None
         if row is None:
             raise CorruptJournal(game_id, last_seq, f"game {game_id} is not in the games table")
-        record = {"preset": row.preset, "rules": row.rules, "players": row.players, "actions": []}
+        rows = self.store.action_rows(game_id)
+        try:  # the host's edits (undo, rename) folded into the record they stand for
+            players, actions = fold(row.players, rows)
+        except ReplayError as exc:
+            seq = rows[exc.action_index][0] if exc.action_index is not None else last_seq
+            raise CorruptJournal(game_id, seq, f"its edit does not fit: {exc}") from None
+        record = {"preset": row.preset, "rules": row.rules, "players": players, "actions": []}
         try:
             game = new_game(record)
         except ReplayError as exc:
             raise CorruptJournal(game_id, last_seq, f"the game cannot start again: {exc}") from None
-        for seq, action in self.store.action_rows(game_id):
+        for seq, action in actions:
             try:
                 game.apply(action)
             except ZilchError as exc:

@@ -22,7 +22,9 @@ CREATE TABLE IF NOT EXISTS games (
 );
 
 -- One row per change of the table. seq is the state's sequence number (the
--- SSE id). action is a replay-format action applied to the game; tower the
+-- SSE id). action is a replay-format action applied to the game, or a host's
+-- edit ({"undo": true} takes back the set-aside before it, {"rename": {"from",
+-- "to"}} renames a player; the exported record folds them in); tower the
 -- physical operations performed (for the simulated tower's replay); log the
 -- log entries shown; snapshot the controller state after the change.
 CREATE TABLE IF NOT EXISTS journal (

@@ -29,6 +29,7 @@ from server.hands import Hands, PeopleHands, SimClock, SimulatedHands
 from server.host import Host
 from server.solver_cache import CACHE_FOLDER, SolverCache
 from server.store import CorruptJournal, Store
+from server.table_edits import table_undo_refusal
 from server.table_state import TableError, TablePhase, TableState, turn_token
 from server.teaching import Lessons, Teacher
 from server.tray import Hardware, Timing
@@ -45,6 +46,7 @@ from vision import (
 from vision.settle import SettleDetector
 from vision.watcher import CalibrationFile, DiceWatcher
 from zilch import Game, GameState, RuleSet, find_preset
+from zilch.edits import undoable
 from zilch.strategy import advice, coach, preview, solve_cached
 from zilch.strategy.view import view_of
 
@@ -119,6 +121,7 @@ class StateDocument:
                     "on_board": p.on_board,
                     "zilches": p.zilches,
                     "bot": table.bots.get(p.name),
+                    "left": p.name in table.left,
                 }
                 for p in state.players
             ],
@@ -129,6 +132,7 @@ class StateDocument:
             winners=list(state.winners),
         )
         doc["turn"] = self._turn(game)
+        doc["turn"]["undo"] = undoable(game) if table_undo_refusal(table) is None else None
         doc["win_chance"] = self.wins.document(game) if self.wins else None
         doc["table"]["join_open"] = "join" in game.allowed_actions()
         doc["correctable"] = correctable(table)
@@ -246,6 +250,7 @@ def empty_turn() -> dict[str, Any]:
         "zilch_chance": None,
         "hint": "",
         "coach": "",
+        "undo": None,
     }
 
 
@@ -464,14 +469,19 @@ class TableService:
         rules: Mapping[str, Any] | None = None,
         players: list[str] | None = None,
         bots: Mapping[str, str] | None = None,
+        *,
+        replace: bool = True,
     ) -> dict[str, Any]:
-        """Start a new game; ``rules`` go on top of the configured house rules."""
+        """Start a new game; ``rules`` go on top of the configured house rules.
+
+        ``replace`` false refuses while a game is running (the API without the admin PIN).
+        """
         table = self.config["table"]
         name = preset or table["preset"]
         find_preset(name)
         merged = {**table["rules"], **(rules or {})}
         self.controller.call(
-            self.controller.new_game, name, merged, players or [], dict(bots or {})
+            self.controller.new_game, name, merged, players or [], dict(bots or {}), replace
         )
         return self.state()
 
@@ -491,6 +501,21 @@ class TableService:
     def pause(self, paused: bool) -> dict[str, Any]:
         """Pause or resume the table (the host, with the admin PIN)."""
         self.controller.call(self.controller.set_paused, paused)
+        return self.state()
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last set-aside of the turn (the host, with the admin PIN)."""
+        self.controller.call(self.controller.undo)
+        return self.state()
+
+    def rename(self, old: str, new: str) -> dict[str, Any]:
+        """Call a player by another name (the host, with the admin PIN)."""
+        self.controller.call(self.controller.rename, old, new)
+        return self.state()
+
+    def remove_player(self, name: str) -> dict[str, Any]:
+        """A player has left the game (the host, with the admin PIN)."""
+        self.controller.call(self.controller.remove_player, name)
         return self.state()
 
     def keep(

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from server.errors import UserError
+from zilch.edits import fold
+from zilch.errors import ReplayError
 
 SQLITE_INT_MAX = 2**63 - 1  # the largest INTEGER SQLite stores; Python ints are unbounded
 
@@ -444,7 +446,7 @@ class Store:
         return found
 
     def actions(self, game_id: int) -> list[dict[str, Any]]:
-        """The game's replay actions in order."""
+        """The game's journal actions in order (the host's edits among them)."""
         return [action for _, action in self.action_rows(game_id)]
 
     def log(self, game_id: int, limit: int) -> list[dict[str, Any]]:
@@ -530,11 +532,19 @@ class Store:
         game = self.game(game_id)
         if game is None:
             return None
+        # The journal keeps every row; the record leaves out what an undo took back
+        # and calls renamed players by their new names (zilch.edits.fold).
+        rows = self.action_rows(game_id)
+        try:
+            players, actions = fold(game.players, rows)
+        except ReplayError as exc:
+            seq = rows[exc.action_index][0] if exc.action_index is not None else 0
+            raise CorruptJournal(game_id, seq, f"its edit does not fit: {exc}") from None
         return {
             "preset": game.preset,
             "rules": game.rules,
-            "players": game.players,
-            "actions": self.actions(game_id),
+            "players": players,
+            "actions": [action for _, action in actions],
         }
 
     def records(self, preset: str | None = None) -> list[dict[str, Any]]:

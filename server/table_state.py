@@ -76,6 +76,9 @@ ANNOUNCED_FIRST: tuple[AnnouncementKind, ...] = (
 Then = Literal["roll", "bank"]
 
 
+CHOOSE_MESSAGE = "Take out the dice you keep, or tap them on your phone."
+
+
 class TableError(ValueError):
     """An action the table refuses now (wrong phase, no game, not your turn)."""
 
@@ -196,6 +199,7 @@ class TableState:
     log: tuple[Mapping[str, Any], ...] = ()
     correction: Correction | None = None  # who said what the dice show, until the next roll
     paused: bool = False  # the host paused the table: no calls, no skips, no computer moves
+    left: tuple[str, ...] = ()  # players the host removed: their turns are skipped
 
     @property
     def playing(self) -> bool:
@@ -205,10 +209,11 @@ class TableState:
     def to_json(self) -> dict[str, Any]:
         """The snapshot stored with every journal row (the journal format).
 
-        ``correction`` is written only while there is one and ``paused`` only
-        while the table is paused, so every other row keeps its old format.
+        ``correction`` is written only while there is one, ``paused`` only
+        while the table is paused and ``left`` only once a player has left, so
+        every other row keeps its old format.
         """
-        snapshot = {
+        snapshot: dict[str, Any] = {
             "phase": self.phase.value,
             "message": self.message,
             "reading": None if self.reading is None else dict(self.reading),
@@ -227,6 +232,8 @@ class TableState:
             snapshot["correction"] = self.correction.to_json()
         if self.paused:
             snapshot["paused"] = True
+        if self.left:
+            snapshot["left"] = list(self.left)
         return snapshot
 
     @classmethod
@@ -255,6 +262,9 @@ class TableState:
         paused = data.get("paused", False)
         if not isinstance(paused, bool):
             raise SnapshotError(f"paused {paused!r} is not true or false")
+        left = data.get("left", [])
+        if not isinstance(left, list) or not all(isinstance(n, str) and n for n in left):
+            raise SnapshotError(f"left {left!r} is not a list of player names")
         return cls(
             phase=TablePhase(phase),
             preset=_text(data, "preset"),
@@ -271,6 +281,7 @@ class TableState:
             last_shake=None if last_shake is None else LastShake.from_json(last_shake),
             correction=None if correction is None else Correction.from_json(correction),
             paused=paused,
+            left=tuple(left),
         )
 
 

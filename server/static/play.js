@@ -74,7 +74,7 @@
   }
 
   /* Send an action; plain-words errors, PIN problems send you to the PIN box. */
-  async function act(path, body, done) {
+  async function act(path, body, done, extraHeaders) {
     if (pending) return;
     if (!pin()) {
       showPinPanel(true);
@@ -84,11 +84,16 @@
     pending = true;
     updateButtons();
     try {
-      const result = await request("POST", path, body, { "X-Table-Pin": pin() });
+      const headers = { "X-Table-Pin": pin(), ...(extraHeaders || {}) };
+      const result = await request("POST", path, body, headers);
       showError("");
       if (done) done(result);
     } catch (err) {
-      if (err.status === 401) {
+      if (err.status === 401 && /admin PIN/.test(err.message)) {
+        /* the host's PIN was refused (replacing a game): the table PIN stays */
+        Zilch.host.keepAdminPin("");
+        showError(err.message);
+      } else if (err.status === 401) {
         storage(PIN_KEY, null);
         showPinPanel(true);
         showError("The tower did not accept that PIN. Enter the PIN shown on the TV.");
@@ -344,8 +349,10 @@
       h("span", { class: "group" }, sorted(group).map((v) => die(v, "kept")))));
 
     $("scores").replaceChildren(...(state.players || []).map((p) =>
-      h("li", { class: p.name === state.current ? "current" : "", "data-player": p.name },
-        h("span", { class: "who" }, p.name, p.on_board ? "" : " (bench)",
+      h("li", { class: p.name === state.current ? "current" : "", "data-player": p.name,
+        "data-left": p.left ? "true" : null },
+        h("span", { class: "who" + (p.left ? " left" : "") }, p.name,
+          p.left ? " (left)" : p.on_board ? "" : " (bench)",
           p.streak ? h("span", { class: "badge streak" }, "streak " + p.streak) : null,
           p.zilches ? h("span", { class: "badge zilches" },
             p.zilches + (p.zilches === 1 ? " zilch" : " zilches")) : null),
@@ -358,7 +365,6 @@
     $("final-note").hidden = !note;
     $("play-again").hidden = !state.finished;
     showSkip();
-    showHost();
     takeMoments(state);
 
     const idle = state.phase === "idle" || !(state.players || []).length;
@@ -417,12 +423,14 @@
     return state && !state.finished && state.phase !== "idle" && (state.players || []).length > 0;
   }
 
-  function startGame(body) {
+  /* Replacing a running game also carries the host's admin PIN. */
+  function startGame(body, adminPin) {
     act("/api/new-game", body, () => {
       showNotice("New game started.");
+      pendingGame = null;
       $("new-game-panel").open = false;
       $("replace-panel").hidden = true;
-    });
+    }, adminPin ? { "X-Admin-Pin": adminPin } : null);
   }
 
   /* After a game, the form offers its players again (no retyping). */
@@ -522,62 +530,6 @@
     });
   });
 
-  /* ---------- host controls (admin PIN, this tab only) ---------- */
-
-  const ADMIN_KEY = "zilch.admin";
-  let endArmed = false;
-  function adminPin() {
-    try { return window.sessionStorage.getItem(ADMIN_KEY) || ""; } catch (err) { return ""; }
-  }
-  function showHost() {
-    const running = gameRunning();
-    $("host-actions").hidden = !adminPin() || !running;
-    $("admin-form").hidden = Boolean(adminPin());
-    $("pause").textContent = state && state.paused ? "Resume the game" : "Pause the game";
-    $("end-game").textContent = endArmed ? "Tap again to end the game (it is not scored)"
-      : "End the game";
-    $("end-game").classList.toggle("danger", endArmed);
-  }
-  async function hostAct(path, body, done) {
-    try {
-      await request("POST", path, body, { "X-Admin-Pin": adminPin() });
-      showError("");
-      if (done) done();
-    } catch (err) {
-      if (err.status === 401) {
-        try { window.sessionStorage.removeItem(ADMIN_KEY); } catch (e) { /* private mode */ }
-      }
-      showError(err.message);
-    }
-    if (state) showHost();
-  }
-  $("admin-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const value = $("admin-input").value.trim();
-    request("POST", "/api/admin-pin", {}, { "X-Admin-Pin": value })
-      .then(() => {
-        try { window.sessionStorage.setItem(ADMIN_KEY, value); } catch (err) { /* private */ }
-        showError("");
-        showNotice("Admin PIN accepted for this tab.");
-        showHost();
-      })
-      .catch((err) => showError(err.status === 401 ? "That is not the admin PIN." : err.message));
-  });
-  $("pause").addEventListener("click", () => {
-    const paused = !(state && state.paused);
-    hostAct("/api/pause", { paused }, () => showNotice(paused ? "Game paused." : "Game resumed."));
-  });
-  $("end-game").addEventListener("click", () => {
-    if (!endArmed) {
-      endArmed = true;
-      showHost();
-      setTimeout(() => { endArmed = false; if (state) showHost(); }, 5000);
-      return;
-    }
-    endArmed = false;
-    hostAct("/api/end-game", {}, () => showNotice("The game was ended."));
-  });
-
   $("ng-add-bot").addEventListener("click", () => addBotRow("", ""));
   let pendingGame = null;
   $("new-game-form").addEventListener("submit", (ev) => {
@@ -593,15 +545,22 @@
       showError("");
       const scores = (state.players || []).map((p) => p.name + " " + points(p.score)).join(", ");
       $("replace-text").textContent = "A game is running (" + scores + ", round " + state.round +
-        "). Starting a new one ends it.";
+        "). Starting a new one ends it: that needs the host's admin PIN.";
+      $("replace-pin").value = Zilch.host.adminPin();
       $("replace-panel").hidden = false;
       return;
     }
     startGame(body);
   });
   $("replace-yes").addEventListener("click", () => {
-    if (pendingGame) startGame(pendingGame);
-    pendingGame = null;
+    const admin = $("replace-pin").value.trim();
+    if (!/^\d{4,8}$/.test(admin)) {
+      showError("Enter the admin PIN (4 to 8 digits) to replace the running game.");
+      return;
+    }
+    Zilch.host.keepAdminPin(admin);
+    /* kept until it starts: a refused PIN may be typed again */
+    if (pendingGame) startGame(pendingGame, admin);
   });
   $("replace-no").addEventListener("click", () => {
     pendingGame = null;
@@ -618,6 +577,9 @@
     showPinPanel(true);
     if (state) render(state);
   });
+
+  /* the host's controls (host.js) report in the same boxes */
+  Zilch.phone = { showError, showNotice };
 
   takePinFromLink();
   showPinPanel(!pin());

@@ -79,8 +79,9 @@
   function playerItem(player, state) {
     const current = player.name === state.current;
     const winner = (state.winners || []).includes(player.name);
-    const badges = [
-      h("span", { class: player.on_board ? "badge on-board" : "badge bench" },
+    const badges = [player.left
+      ? h("span", { class: "badge left" }, "left the game")
+      : h("span", { class: player.on_board ? "badge on-board" : "badge bench" },
         player.on_board ? "on board" : "bench"),
     ];
     if (player.bot) badges.push(h("span", { class: "badge bot" }, "computer"));
@@ -92,8 +93,10 @@
         (player.zilches === 1 ? "" : "es")));
     }
     return h("li", {
-      class: "player" + (current ? " current" : "") + (winner ? " won" : ""),
+      class: "player" + (current ? " current" : "") + (winner ? " won" : "") +
+        (player.left ? " left" : ""),
       "data-player": player.name,
+      "data-left": player.left ? "true" : null,
     },
       h("div", { class: "player-row" },
         h("span", { class: "player-name" }, player.name),

@@ -347,6 +347,19 @@ def test_phone_confirms_before_replacing_a_running_game(
     assert live_table.service.state()["game_id"] == game
 
     page.click("#new-game-form button[type=submit]")
+    page.click("#replace-yes")  # replacing a running game needs the admin PIN
+    page.wait_for_selector("#error:not([hidden])")
+    assert "admin PIN" in page.text_content("#error")
+    assert live_table.service.state()["game_id"] == game
+    page.fill("#replace-pin", TABLE_PIN)
+    page.click("#replace-yes")
+    page.wait_for_function(
+        "() => document.getElementById('error').textContent.includes('admin PIN in the')"
+    )
+    assert live_table.service.state()["game_id"] == game, "a wrong admin PIN changes nothing"
+    from tower_pages import ADMIN_PIN
+
+    page.fill("#replace-pin", ADMIN_PIN)
     page.click("#replace-yes")
     page.wait_for_function(
         "g => Number(document.getElementById('play').dataset.seq) >= 0 &&"

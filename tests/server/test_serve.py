@@ -64,18 +64,22 @@ class Server:
         with urllib.request.urlopen(self.base + path, timeout=10) as response:
             return json.loads(response.read())
 
-    def post(self, path: str, body: dict) -> tuple[int, dict]:
+    def post(self, path: str, body: dict, pin: dict | None = None) -> tuple[int, dict]:
         request = urllib.request.Request(
             self.base + path,
             data=json.dumps(body).encode(),
             method="POST",
-            headers={**PIN, "Content-Type": "application/json"},
+            headers={**(PIN if pin is None else pin), "Content-Type": "application/json"},
         )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
+
+    def post_admin(self, path: str, body: dict) -> tuple[int, dict]:
+        """A POST with the default admin PIN (the host's controls)."""
+        return self.post(path, body, {"X-Admin-Pin": "13579"})
 
     def quiet_state(self, timeout: float = 30.0) -> dict:
         """The state once the dice are not moving."""

@@ -23,7 +23,7 @@ import pytest
 from server.app import create_app
 from server.service import DB_NAME, TableService
 from server.store import CANNOT_SAVE, CorruptJournal, StorageError, StorageRefused, Store
-from tests.server.conftest import FAST, PIN, make_config
+from tests.server.conftest import ADMIN, FAST, PIN, make_config
 
 
 def journal_rows(table: TableService) -> list[tuple[Any, ...]]:
@@ -137,15 +137,17 @@ def test_an_action_the_storage_refuses_changes_nothing_and_answers_503(
         "skip": ("/api/skip", {}),
     }
     path, body = bodies[action]
+    # replacing the running game is the host's: the admin PIN as well
+    headers = {**PIN, **ADMIN} if action == "new_game" else PIN
     with read_only(table):
-        response = client.post(path, json=body, headers=PIN)
+        response = client.post(path, json=body, headers=headers)
         assert response.status_code == 503
         assert response.get_json() == {"error": CANNOT_SAVE}
         assert response.headers["Retry-After"].isdigit()
         shown_unchanged(before, table.state())
         assert journal_rows(table) == rows
     # the same request, once the storage takes writes again, goes through
-    response = client.post(path, json=body, headers=PIN)
+    response = client.post(path, json=body, headers=headers)
     assert response.status_code == 200, response.get_json()
     assert table.state()["table"]["cannot_save"] is False
     assert len(journal_rows(table)) > len(rows)
