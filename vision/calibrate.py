@@ -17,7 +17,15 @@ from vision.calibration import Calibration, CalibrationError, find_tray
 from vision.pips import count_pips, learn_die_side
 from vision.reader import LAMP_REACH, LAMP_SUPPORT, locate, read_dice
 from vision.reading import check_frame
-from vision.segment import dice_regions, find_blobs, working_scale
+from vision.segment import (
+    MAX_SHADOW_FLOOR,
+    SHADOW_CHROMA,
+    SHADOW_FLOOR,
+    dice_regions,
+    find_blobs,
+    to_lab,
+    working_scale,
+)
 
 GOOD_CONTRAST = 2.0  # median pip contrast over the detection threshold
 WEAK_CONTRAST = 1.4
@@ -64,12 +72,56 @@ def calibrate(
             "no dice found in the dice frame; put the dice flat in the tray, pips up, and retry"
         )
     sized = Calibration((w, h), tray, png.tobytes(), die_side=side, pip_contrast=0.0)
-    cal = Calibration((w, h), tray, png.tobytes(), side, cal_contrast(dice, sized))
+    floor = shadow_floor(dice, sized)
+    if floor is not None:
+        sized = replace(sized, shadow_floor=floor)
+        blobs, scale, _ = find_blobs(
+            dice, background=sized.background, tray=sized.tray_mask, shadow_floor=floor
+        )
+        side = learn_die_side(dice, blobs, scale) or side
+        sized = replace(sized, die_side=side)
+    cal = replace(sized, pip_contrast=cal_contrast(dice, sized))
     lamp = lamp_spot(dice, cal)
     if lamp is not None:
         cal = replace(cal, lamp=lamp)
     reading = read_dice(dice, cal, expected=expected)
     return cal, _report(cal, tray_found, reading, expected)
+
+
+SHADOW_LIKE = 0.5  # share of a die's middle that darkens the floor without a change of hue
+ABOVE_BODY = 0.1  # the shadow floor is raised to this much above the dice's lightness share
+
+
+def shadow_floor(frame: np.ndarray, cal: Calibration) -> float | None:
+    """A raised shadow floor for dice as hueless against the floor as a shadow (black or
+    grey dice on a grey floor), None for all others.
+
+    Such dice's bodies would count as shadow and the dice be found by their pips and rims
+    only. Where the middle of most found dice darkens the floor without a change of hue,
+    pixels darker than the dice's median lightness share plus ABOVE_BODY are dice, and only
+    lighter darkening (a shadow is lighter than a black die) is shadow.
+    """
+    found, side = locate(frame, cal)
+    if not found or side is None:
+        return None
+    s = cal.scale
+    h, w = cal.background.shape[:2]
+    small = cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA)
+    lab, bg = to_lab(small), to_lab(cal.background)
+    delta = lab - bg
+    hueless = (delta[:, :, 0] < 0) & (np.hypot(delta[:, :, 1], delta[:, :, 2]) < SHADOW_CHROMA)
+    share = lab[:, :, 0] / np.maximum(bg[:, :, 0], 1.0)
+    ys, xs = np.mgrid[0:h, 0:w]
+    middles = np.zeros((h, w), bool)
+    for f in found:
+        x, y = (f.centre[0] - (s - 1) / 2) / s, (f.centre[1] - (s - 1) / 2) / s
+        middles |= np.hypot(xs - x, ys - y) * s < 0.3 * side
+    if not middles.any() or float(hueless[middles].mean()) < SHADOW_LIKE:
+        return None
+    body = float(np.median(share[middles]))
+    if body <= SHADOW_FLOOR:
+        return None  # darker than any shadow already
+    return float(min(MAX_SHADOW_FLOOR, body + ABOVE_BODY))
 
 
 def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[float, float] | None:
@@ -90,7 +142,9 @@ def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[float, float] | None
 
 def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:
     """Median pip contrast (over the detection threshold) of the dice in ``frame``."""
-    blobs, scale, _ = find_blobs(frame, background=cal.background, tray=cal.tray_mask)
+    blobs, scale, _ = find_blobs(
+        frame, background=cal.background, tray=cal.tray_mask, shadow_floor=cal.shadows
+    )
     values = [
         count_pips(frame, r, cal.die_side).contrast
         for r in dice_regions(frame, blobs, scale, cal.die_side)

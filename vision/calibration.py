@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.files import write_atomically
 from vision.imagefile import ImageFileError, check_pixels, checked_size
-from vision.segment import working_scale
+from vision.segment import MAX_SHADOW_FLOOR, SHADOW_FLOOR, working_scale
 
 VERSION = 1
 
@@ -39,6 +39,9 @@ class Calibration:
     version: int = VERSION
     lamp: tuple[float, float] | None = None  # where the lamp's reflection lies on a flat
     # die's top face, from the face's centre in sides along the frame's axes (None: not seen)
+    shadow_floor: float | None = None  # dice darker than this share of the floor's
+    # lightness are dice, not shadows (None: segment.SHADOW_FLOOR); raised for grey dice
+    # whose bodies are as hueless against the floor as a shadow
     _cache: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -55,6 +58,11 @@ class Calibration:
                 raise CalibrationError("background_png is not a PNG image")
             self._cache["background"] = np.asarray(image)
         return self._cache["background"]
+
+    @property
+    def shadows(self) -> float:
+        """The shadow floor the dice of this tray are segmented with."""
+        return SHADOW_FLOOR if self.shadow_floor is None else self.shadow_floor
 
     @property
     def tray_mask(self) -> np.ndarray:
@@ -88,6 +96,7 @@ class Calibration:
             "die_side": round(self.die_side, 2),
             "pip_contrast": round(self.pip_contrast, 3),
             **({} if self.lamp is None else {"lamp": [round(v, 3) for v in self.lamp]}),
+            **({} if self.shadow_floor is None else {"shadow_floor": round(self.shadow_floor, 3)}),
         }
 
     @classmethod
@@ -117,7 +126,25 @@ class Calibration:
         if not (math.isfinite(die_side) and 4.0 <= die_side <= max(w, h)):
             raise CalibrationError(f"die_side {die_side} is not a plausible die size in pixels")
         lamp = _lamp(data.get("lamp"))
-        cal = cls((w, h), tray, png, die_side, contrast, lamp=lamp)
+        shadow_floor = data.get("shadow_floor")
+        if shadow_floor is not None and not (
+            isinstance(shadow_floor, int | float)
+            and not isinstance(shadow_floor, bool)
+            and SHADOW_FLOOR <= shadow_floor <= MAX_SHADOW_FLOOR
+        ):
+            raise CalibrationError(
+                f"shadow_floor {shadow_floor!r} must be a number from {SHADOW_FLOOR} to "
+                f"{MAX_SHADOW_FLOOR} or absent"
+            )
+        cal = cls(
+            (w, h),
+            tray,
+            png,
+            die_side,
+            contrast,
+            lamp=lamp,
+            shadow_floor=None if shadow_floor is None else float(shadow_floor),
+        )
         s = cal.scale
         if cal.background.shape[:2] != (h // s, w // s):
             raise CalibrationError("background_png is not an image of the expected size")

@@ -49,6 +49,8 @@ class PipCount:
     glare: int = 0  # a blob on the face set aside as the lamp's reflection, not a pip
     glare_at: tuple[float, float] | None = None  # where that blob lies from the face's
     # centre, in sides along the frame's axes (one lamp puts it alike on every die)
+    doubt_at: tuple[tuple[float, float], ...] = ()  # where the nearly-pip blobs on the face
+    # lie from its centre, in sides along the frame's axes
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -332,10 +334,16 @@ def assess(
             glare_at = ((spot.x - middle[0]) / side, (spot.y - middle[1]) / side)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     beyond = 0
+    doubt_at: tuple[tuple[float, float], ...] = ()
     if near:
         others = np.array([(p.x, p.y) for p in near], np.float32)
         on_face = _grid_distance(points, others, side) <= OFF_GRID
         doubtful += int(np.count_nonzero(on_face))
+        middle = face_centre(points)
+        doubt_at = tuple(
+            (float((x - middle[0]) / side), float((y - middle[1]) / side))
+            for x, y in others[on_face]
+        )
         beyond = len(near) - int(np.count_nonzero(on_face))
     areas = np.array([p.area for p in pips])
     spread = float(np.std(areas) / np.mean(areas)) if len(areas) > 1 else 0.0
@@ -352,6 +360,7 @@ def assess(
         beyond=beyond,
         glare=glare,
         glare_at=None if glare_at is None else (float(glare_at[0]), float(glare_at[1])),
+        doubt_at=doubt_at,
     )
 
 

@@ -190,13 +190,15 @@ def _die(
     probs: np.ndarray | None,
     taught: np.ndarray | None = None,
     leaning: bool = False,
-    lamp: bool = False,
+    lamp: tuple[float, float] | None = None,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
-    where it is sure, else by the classifier. ``lamp``: the blob set aside as the lamp's
-    reflection is confirmed by the frame's other dice (see :func:`lamp_confirmed`)."""
-    count = replace(found.count, glare=0) if lamp else found.count
-    value, conf = fuse_taught(count.value, confidence(count), probs, taught)
+    where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
+    face (see :func:`frame_lamp`); what it explains is no doubt, and the classifier, which
+    knows no lamp, may then not veto the count."""
+    explained = without_lamp(found.count, lamp)
+    count = found.count if explained is None else explained
+    value, conf = fuse_taught(count.value, confidence(count), probs, taught, veto=explained is None)
     if count.glare and not (_sure_of(taught, value) or _sure_of(probs, value)):
         conf = min(conf, GLARE_CAP)
     if not found.near_view:
@@ -204,6 +206,58 @@ def _die(
     if leaning or _looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
+
+
+RIM_ALIGN = 0.85  # cosine between a blob's and the lamp's offsets on a glossy face's rim
+
+
+def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount | None:
+    """The count with what the lamp explains taken out, or None when it explains nothing.
+
+    ``lamp`` is where the frame's lamp lies on a top face (from the calibration, or the
+    reflections the frame's dice agree on). A blob set aside there is the lamp: the count
+    is no longer capped. A nearly-pip blob there, or beyond the spot in the lamp's
+    direction (a glossy die's bright rim toward the lamp), is no longer doubted.
+    """
+    if lamp is None:
+        return None
+    lx, ly = lamp
+    reach = float(np.hypot(lx, ly))
+    if reach <= LAMP_REACH:
+        return None
+
+    def at_lamp(x: float, y: float) -> bool:  # never a middle pip: away from the centre
+        return bool(np.hypot(x - lx, y - ly) <= LAMP_REACH < np.hypot(x, y))
+
+    def on_rim(x: float, y: float) -> bool:
+        far = float(np.hypot(x, y))
+        return far > reach and (x * lx + y * ly) > RIM_ALIGN * reach * far
+
+    glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at)
+    kept = tuple(d for d in count.doubt_at if not (at_lamp(*d) or (glare and on_rim(*d))))
+    if not glare and len(kept) == len(count.doubt_at):
+        return None
+    cleared = len(count.doubt_at) - len(kept)
+    return replace(
+        count,
+        glare=0 if glare else count.glare,
+        doubtful=count.doubtful - cleared,
+        doubt_at=kept,
+    )
+
+
+def frame_lamp(
+    found: list[Found], confirmed: list[bool], calibration: Calibration | None
+) -> tuple[float, float] | None:
+    """Where the lamp lies on this frame's top faces: the calibration's, else the median of
+    the reflections the frame's dice agree on (None when neither shows it)."""
+    if calibration is not None and calibration.lamp is not None:
+        return calibration.lamp
+    spots = [f.count.glare_at for f, ok in zip(found, confirmed, strict=True) if ok]
+    if not spots:
+        return None
+    middle = np.median(np.array(spots), axis=0)
+    return float(middle[0]), float(middle[1])
 
 
 LAMP_SUPPORT = 1  # other dice of the frame whose reflection lies at the same place
@@ -250,13 +304,15 @@ def _sure_of(probs: np.ndarray | None, value: int) -> bool:
     return probs is not None and int(np.argmax(probs)) + 1 == value and probs.max() >= 0.9
 
 
-def fuse(value: int, conf: float, probs: np.ndarray | None) -> tuple[int, float]:
+def fuse(value: int, conf: float, probs: np.ndarray | None, veto: bool = True) -> tuple[int, float]:
     """Combine the pip count (``value``, ``conf``) with the classifier's probabilities.
 
     Agreement raises the confidence; disagreement lowers it, and only a confident classifier
     against a doubtful count changes the value (still below the confidence threshold). A sure
     classifier vetoes only a count that shows doubt of its own (below ``VETO_BELOW``).
     A count that set a reflection aside is confirmed only by a sure classifier.
+    ``veto=False`` (a count whose reflection the frame confirmed as the lamp's: the
+    classifier, which knows no lamp, takes the spot for pips) lets it only nibble.
     """
     if probs is None:
         return value, conf
@@ -265,7 +321,7 @@ def fuse(value: int, conf: float, probs: np.ndarray | None) -> tuple[int, float]
     if best == value:
         raised = conf + (1.0 - conf) * AGREE_GAIN * p_best
         return value, raised if conf >= AGREE_FLOOR else min(raised, MIN_CONFIDENCE - 0.01)
-    if p_best < SURE_CLASSIFIER or conf >= VETO_BELOW:
+    if p_best < SURE_CLASSIFIER or conf >= VETO_BELOW or not veto:
         return value, conf * (1.0 - 0.3 * p_best)  # hesitant, or no evidence: only nibbles
     if conf < MIN_CONFIDENCE:
         return best, p_best * (1.0 - conf) * 0.5
@@ -278,7 +334,11 @@ PROFILE_CAP = 0.45  # confidence at most, when a sure profile reads another valu
 
 
 def fuse_taught(
-    value: int, conf: float, probs: np.ndarray | None, taught: np.ndarray | None
+    value: int,
+    conf: float,
+    probs: np.ndarray | None,
+    taught: np.ndarray | None,
+    veto: bool = True,
 ) -> tuple[int, float]:
     """:func:`fuse` with the dice profile's probabilities ``taught`` (None: no profile).
 
@@ -288,11 +348,11 @@ def fuse_taught(
     an unsure profile leaves the classifier's verdict.
     """
     if taught is None:
-        return fuse(value, conf, probs)
+        return fuse(value, conf, probs, veto)
     best = int(np.argmax(taught)) + 1
     p_best = float(taught[best - 1])
     if p_best < PROFILE_SURE:
-        return fuse(value, conf, probs)
+        return fuse(value, conf, probs, veto)
     if best == value:
         raised = conf + (1.0 - conf) * PROFILE_GAIN * p_best
         return value, raised if conf >= AGREE_FLOOR else min(raised, MIN_CONFIDENCE - 0.01)
@@ -419,7 +479,10 @@ def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Fou
     """Candidate dice in a checked frame with their pip counts, and the die side in pixels."""
     if calibration is not None:
         blobs, scale, _ = find_blobs(
-            image, background=calibration.background, tray=calibration.tray_mask
+            image,
+            background=calibration.background,
+            tray=calibration.tray_mask,
+            shadow_floor=calibration.shadows,
         )
         side: float | None = calibration.die_side
     else:
@@ -600,8 +663,9 @@ def read_dice(
     far = calibration is not None and not any(f.near_view for f in readable)
     taught = taught_opinions(image, readable, side, profile)
     opinions = second_opinions(image, readable, side, taught)
-    lamps = lamp_confirmed(readable, None if calibration is None else calibration.lamp)
-    for f, probs, known, lamp in zip(readable, opinions, taught, lamps, strict=True):
+    confirmed = lamp_confirmed(readable, None if calibration is None else calibration.lamp)
+    lamp = frame_lamp(readable, confirmed, calibration)
+    for f, probs, known in zip(readable, opinions, taught, strict=True):
         leaning = _looks_tilted(f, side) or (
             far and _leans(f, side) and seen_from_far(f, readable, side, middle)
         )

@@ -55,18 +55,28 @@ def background_model(small: np.ndarray) -> np.ndarray:
     return np.dstack([cv2.medianBlur(small[:, :, i], k) for i in range(3)])
 
 
-def difference(image: np.ndarray, background: np.ndarray) -> np.ndarray:
+SHADOW_FLOOR = 0.45  # a hueless darkening to less than this share of the floor's lightness
+# is a die, not a shadow (a calibration of grey dice on a grey floor raises it)
+MAX_SHADOW_FLOOR = 0.85  # shadows darken a floor more than this
+SHADOW_CHROMA = 14.0  # a change of hue under this is no change of colour
+
+
+def difference(
+    image: np.ndarray, background: np.ndarray, shadow_floor: float = SHADOW_FLOOR
+) -> np.ndarray:
     """Per-pixel colour distance between the frame and the background (weighted Lab).
 
     A shadow darkens the background without changing its hue; such pixels count only by
     their hue change, so dice are not merged with their shadows. Dark dice are darker than
-    any shadow and still stand out.
+    any shadow (lightness under ``shadow_floor`` of the floor's) and still stand out.
     """
     lab, bg = to_lab(image), to_lab(background)
     d = lab - bg
     chroma = np.sqrt(d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
     dist = np.sqrt(d[:, :, 0] ** 2 + chroma**2)
-    shadow = (d[:, :, 0] < 0) & (lab[:, :, 0] > 0.45 * bg[:, :, 0]) & (chroma < 14.0)
+    shadow = (
+        (d[:, :, 0] < 0) & (lab[:, :, 0] > shadow_floor * bg[:, :, 0]) & (chroma < SHADOW_CHROMA)
+    )
     out: np.ndarray = np.where(shadow, chroma + 0.15 * np.abs(d[:, :, 0]), dist)
     return out
 
@@ -133,11 +143,13 @@ def find_blobs(
     background: np.ndarray | None = None,
     tray: np.ndarray | None = None,
     floor: float = 14.0,
+    shadow_floor: float = SHADOW_FLOOR,
 ) -> tuple[list[np.ndarray], int, tuple[int, int]]:
     """Outlines of everything that differs from the background, at the working scale.
 
     Returns the outlines, the scale and the working image's shape. ``background`` and
-    ``tray`` come from a calibration, at the working scale.
+    ``tray`` come from a calibration, at the working scale, and so does ``shadow_floor``
+    (see :func:`difference`).
     """
     scale = working_scale(frame.shape, 120 if background is not None else AUTO_SHORT_SIDE)
     h, w = frame.shape[:2]
@@ -146,7 +158,7 @@ def find_blobs(
         background = background_model(small)
     if tray is not None and tray.shape != small.shape[:2]:
         tray = None
-    mask = foreground_mask(difference(small, background), floor, tray)
+    mask = foreground_mask(difference(small, background, shadow_floor), floor, tray)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     return list(contours), scale, (mask.shape[0], mask.shape[1])
 

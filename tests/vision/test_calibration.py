@@ -148,3 +148,27 @@ def test_the_lamp_seen_at_calibration_is_kept_and_checked(tmp_path: Path) -> Non
         path.write_text(json.dumps({**glossy.to_json(), "lamp": bad}))
         with pytest.raises(CalibrationError, match="lamp"):
             load_calibration(path)
+
+
+def test_a_raised_shadow_floor_is_kept_and_checked(tmp_path: Path) -> None:
+    from vision.setups import make_setup
+
+    setup = make_setup(3000, (640, 480), "setup")  # black dice on a grey floor
+    assert setup is not None and setup.calibration.shadow_floor is not None
+    data = setup.calibration.to_json()
+    again = Calibration.from_json(json.loads(json.dumps(data)))
+    assert again.shadow_floor == pytest.approx(setup.calibration.shadow_floor, abs=1e-3)
+    for bad in (0.2, 0.99, "dark", True, None):
+        path = tmp_path / "calibration.json"
+        changed = {**data, "shadow_floor": bad}
+        if bad is None:
+            del changed["shadow_floor"]  # absent: the default floor
+            assert load_calibration_text(path, changed).shadow_floor is None
+            continue
+        with pytest.raises(CalibrationError, match="shadow_floor"):
+            load_calibration_text(path, changed)
+
+
+def load_calibration_text(path: Path, data: dict) -> Calibration:
+    path.write_text(json.dumps(data))
+    return load_calibration(path)

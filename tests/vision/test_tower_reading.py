@@ -136,3 +136,53 @@ def test_the_lamp_is_confirmed_by_other_dice_or_the_calibration() -> None:
     assert lamp_confirmed([found((0.15, -0.05))]) == [False]  # alone: not confirmed
     assert lamp_confirmed([found((0.15, -0.05))], lamp=(0.14, -0.04)) == [True]
     assert lamp_confirmed([found((0.02, 0.03)), found((0.03, 0.02))]) == [False, False]
+
+
+def test_what_the_lamp_explains_is_no_doubt() -> None:
+    from vision.reader import without_lamp
+
+    count = assess(face(2), (100.0, 100.0), SIDE, 0)
+    lamp = (0.15, -0.1)
+    spotted = dataclasses.replace(
+        count,
+        glare=1,
+        glare_at=(0.16, -0.09),
+        doubtful=2,
+        doubt_at=((0.3, -0.2), (-0.2, 0.25)),  # the rim toward the lamp; a blob elsewhere
+    )
+    explained = without_lamp(spotted, lamp)
+    assert explained is not None
+    assert explained.glare == 0 and explained.doubtful == 1
+    assert explained.doubt_at == ((-0.2, 0.25),)
+    assert confidence(explained) > confidence(spotted)
+    assert without_lamp(spotted, (-0.3, 0.1)) is None  # the lamp is elsewhere
+    assert without_lamp(spotted, None) is None
+    # a blob at the face's centre is never the lamp, even with the lamp near the centre
+    middle = dataclasses.replace(count, doubtful=1, doubt_at=((0.04, -0.03),))
+    assert without_lamp(middle, (0.09, -0.06)) is None
+    near = dataclasses.replace(count, doubtful=1, doubt_at=((0.16, -0.1),))
+    lifted = without_lamp(near, lamp)
+    assert lifted is not None and lifted.doubtful == 0
+
+
+def test_grey_dice_on_a_grey_floor_are_not_taken_for_shadows() -> None:
+    """Black dice on a grey floor darken it without a change of hue, as a shadow does: the
+    calibration raises the shadow floor above the dice's lightness, so the dice are found
+    whole and measured right (a calibration of coloured dice keeps the default)."""
+    from vision.segment import MAX_SHADOW_FLOOR, SHADOW_FLOOR
+
+    seen = {}
+    for seed in (3000, 3003, 3002, 3005):
+        setup = make_setup(seed, (640, 480), STYLES["setup"])
+        assert setup is not None
+        _, truth = setup.roll(1, 0)
+        seen[seed] = (setup.calibration, truth)
+    for seed in (3000, 3003):  # black dice on grey
+        cal, truth = seen[seed]
+        assert cal.shadow_floor is not None
+        assert SHADOW_FLOOR < cal.shadow_floor <= MAX_SHADOW_FLOOR
+        # the region of a die includes its rounded rim and shading: a little over die_px;
+        # found by its pips and rim only, it came out under
+        assert 0.97 * truth["die_px"] < cal.die_side < 1.15 * truth["die_px"]
+    for seed in (3002, 3005):  # white, green
+        assert seen[seed][0].shadow_floor is None
