@@ -168,12 +168,30 @@ def status() -> Response:
     return jsonify(_status(_session()))
 
 
+def _between_games() -> None:
+    """Captures change how every roll is read: between games, or while the host has paused."""
+    table = _service().controller.state
+    if table.playing and not table.paused:
+        raise CalibrationStepError(
+            "a game is running: calibrate between games, or pause the game first "
+            "(the new calibration reads every roll after it)"
+        )
+
+
 @bp.post("/empty")
 def capture_empty() -> Response:
-    """Step 1: remember a frame of the empty tray."""
+    """Step 1: remember a frame of the empty tray; refused while dice are seen in it."""
     session = _session()
+    _between_games()
+    frame = _frame()
+    seen = _service().hardware.watcher.read(frame, None)
+    if seen.dice:
+        raise CalibrationStepError(
+            f"the tray is not empty ({reading_words(seen.to_json())[:-1]}): take every die "
+            "out of the tray, then capture the empty tray"
+        )
     with session.lock:
-        session.empty = _frame().copy()
+        session.empty = frame.copy()
         session.candidate = None
         session.report = []
         session.test = None
@@ -185,6 +203,7 @@ def capture_empty() -> Response:
 def capture_dice() -> Response:
     """Step 2: a frame of the six dice; vision measures the tray and the dice from both."""
     session = _session()
+    _between_games()
     with session.lock:
         if session.empty is None:
             raise CalibrationStepError("capture the empty tray first (step 1)")

@@ -147,3 +147,26 @@ def test_reading_words_survive_any_reason_in_the_header(client: Any) -> None:
     assert words == "1 die read: 3; not sure: die tilted ≥ 20°."
     response = admin("GET", client, "frame.jpg")
     response.headers["X-Reading"].encode("latin-1")
+
+
+def test_an_empty_tray_capture_with_dice_in_it_is_refused(client: Any) -> None:
+    response = admin("POST", client, "empty")
+    assert response.status_code == 409
+    error = response.get_json()["error"]
+    assert error.startswith("the tray is not empty (6 dice read: ") and "take every die" in error
+    assert admin("GET", client, "status").get_json()["step"] == "empty", "nothing was kept"
+    assert admin("POST", client, "sim/take-out").status_code == 200
+    assert admin("POST", client, "empty").get_json()["step"] == "dice"
+
+
+def test_captures_wait_for_the_game_to_end_or_a_pause(client: Any, live_table: LiveTable) -> None:
+    assert admin("POST", client, "sim/take-out").status_code == 200
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    for step in ("empty", "dice"):
+        refused = admin("POST", client, step)
+        assert refused.status_code == 409 and "a game is running" in refused.get_json()["error"]
+    assert live_table.service.wait_quiet(10)
+    live_table.service.pause(True)
+    # paused: the game no longer stands in the way, only the dice the game put back
+    paused = admin("POST", client, "empty")
+    assert paused.status_code == 409 and paused.get_json()["error"].startswith("the tray is not")
