@@ -82,7 +82,7 @@
     const score = (leaving.find((p) => p.name === who) || {}).score || 0;
     $("remove").textContent = removing
       ? "Tap again: " + who + " leaves (keeps " + points(score) + ", turns skipped)"
-      : "Remove the player who has left";
+      : "Has left: remove";
     $("remove").classList.toggle("danger", removing);
     $("remove").disabled = leaving.length < 2;
   }

@@ -522,6 +522,12 @@
     if (ev.key === "s" || ev.key === "S") toggleSpeech();
   });
   showSpeechToggle();
+  /* a long phone address breaks before its path ("…:8080" / "/play"), never inside a word */
+  for (const el of document.querySelectorAll(".url")) {
+    const text = el.textContent;
+    const at = text.lastIndexOf("/");
+    if (at > 0) el.replaceChildren(text.slice(0, at), h("wbr"), text.slice(at));
+  }
   live((state) => {
     received += 1;
     render(state, received > 1);

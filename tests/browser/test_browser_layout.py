@@ -1,0 +1,47 @@
+"""The TV uses its whole height mid-turn; a phone told a player not in the game acts for nobody."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_browser_moments import open_phone
+from tower_pages import LiveTable
+
+pytestmark = pytest.mark.browser
+
+LOWEST = """() => Math.max(...[...document.querySelectorAll('#tv *')]
+  .filter((e) => !e.closest('[hidden]'))
+  .map((e) => e.getBoundingClientRect())
+  .filter((r) => r.width && r.height)
+  .map((r) => r.bottom))"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
+def test_tv_uses_its_bottom_quarter_mid_turn(
+    live_table: LiveTable, page_for: Any, width: int, height: int
+) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    live_table.post("/api/roll")
+    assert live_table.service.wait_quiet(10)
+    page = page_for(width, height)
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#tray [data-die]")
+    lowest = page.evaluate(LOWEST)
+    assert 0.85 * height <= lowest <= height, f"the lowest element ends at {lowest}px"
+    assert page.js_errors == []
+
+
+def test_a_phone_whose_player_is_not_in_the_game_acts_for_nobody(
+    live_table: LiveTable, page_for: Any
+) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = open_phone(page_for, live_table.url, "Zed")
+    page.wait_for_function(
+        "() => document.getElementById('me').textContent === 'Zed (not playing)'"
+    )
+    assert page.text_content("#status") == "Zed is not in this game"
+    assert page.is_disabled("#roll") and page.is_disabled("#bank") and page.is_hidden("#skip")
+    assert page.is_visible("#join-panel"), "it may join or be told who it is"
+    assert page.js_errors == []
