@@ -45,3 +45,19 @@ def test_a_phone_whose_player_is_not_in_the_game_acts_for_nobody(
     assert page.is_disabled("#roll") and page.is_disabled("#bank") and page.is_hidden("#skip")
     assert page.is_visible("#join-panel"), "it may join or be told who it is"
     assert page.js_errors == []
+
+
+def test_the_tv_idle_screen_and_the_phone_lead_to_the_rules(
+    live_table: LiveTable, page_for: Any
+) -> None:
+    tv = page_for()
+    tv.goto(live_table.url + "/")
+    tv.wait_for_selector("#idle:not([hidden])")
+    address = tv.text_content(".idle-rules .url")
+    assert tv.is_visible(".idle-rules") and address.endswith("/rules")
+    phone = open_phone(page_for, live_table.url)
+    phone.click("p.forget a[href='/rules']")
+    phone.wait_for_selector("h1")
+    assert phone.text_content("h1").startswith("Rules in force")
+    assert "twinson-5000" in phone.text_content("body"), "every preset is described"
+    assert tv.js_errors == [] and phone.js_errors == []
