@@ -174,3 +174,22 @@ def test_a_journal_with_an_undo_reads_back_at_a_restart(tmp_path: Path) -> None:
         now = table.state()
         for key in ("phase", "current", "players", "turn", "log"):
             assert now[key] == seen[key], key
+
+
+def test_undo_of_hot_dice_brings_back_the_roll_and_its_dice(client, service) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    assert len(_choose(service)["turn"]["roll"]) == 6, "the turn's first roll (seed 7)"
+    # say the roll showed six scoring dice: setting all six aside gives hot dice
+    service.correct([1, 1, 1, 5, 5, 1], "Ben")
+    assert service.wait_quiet()
+    state = service.state()
+    assert state["phase"] == "choose"
+    service.keep([1, 1, 1, 1, 5, 5])
+    assert service.wait_quiet()
+    assert any(e["kind"] == "free_roll" for e in service.state()["log"])
+    response = _post(client, "/api/undo", {}, ADMIN)
+    assert response.status_code == 200, response.get_json()
+    assert service.wait_quiet()
+    state = service.state()
+    assert state["phase"] == "choose" and sorted(state["turn"]["roll"]) == [1, 1, 1, 1, 5, 5]
+    assert state["table"]["in_tray"] == 6
