@@ -73,25 +73,17 @@ def _tilted(region: Region, side: float) -> bool:
 
 
 LONE_LONG = 1.10  # a lone die's region longer than this many calibrated sides is leaning
-LONE_LONGISH = 1.07  # ... and one longer than this whose area is a die's at a side LONE_LARGE
-LONE_LARGE = 1.04  # (the calibrated side is the median of flat dice's): top and side face
 
 
 def _leans(found: Found, side: float) -> bool:
     """On a calibrated frame (the die's size known exactly): a lone die whose region is
-    longer than a die (its top face plus a side face beside it), or a little longer and
-    larger than a die, or whose pips include a side face's, is leaning on a wall or a
-    neighbour. Only for a camera far above: one close
+    longer than a die (its top face plus a side face beside it), or whose pips include a
+    side face's, is leaning on a wall or a neighbour. Only for a camera far above: one close
     above shows the side faces of flat dice too (see :func:`agreed_near_views`).
     """
     if found.count.side_pips:
         return True
-    if found.region.merged != 1:
-        return False
-    long = _long_side(found.region)
-    return long > LONE_LONG * side or (
-        long > LONE_LONGISH * side and found.region.side > LONE_LARGE * side
-    )
+    return found.region.merged == 1 and _long_side(found.region) > LONE_LONG * side
 
 
 FAR_WITNESSES = 2  # flat dice at least as far out that must look unstretched
@@ -436,11 +428,10 @@ def _add_inside(found: list[Pip], new: list[Pip], group: Group, side: float) -> 
     The seam between two touching dice shades like a pip; real pips sit inside a face.
     """
     for p in new:
-        if found and min(np.hypot(p.x - q.x, p.y - q.y) for q in found) <= 0.1 * side:
-            continue
-        if any(
+        inside = any(
             cv2.pointPolygonTest(q.contour, (p.x, p.y), True) > 0.08 * side for q in group.parts
-        ):
+        )
+        if inside and all(np.hypot(p.x - q.x, p.y - q.y) > 0.1 * side for q in found):
             found.append(p)
 
 

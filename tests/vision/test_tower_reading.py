@@ -186,23 +186,3 @@ def test_grey_dice_on_a_grey_floor_are_not_taken_for_shadows() -> None:
         assert 0.97 * truth["die_px"] < cal.die_side < 1.15 * truth["die_px"]
     for seed in (3002, 3005):  # white, green
         assert seen[seed][0].shadow_floor is None
-
-
-def test_a_lone_die_a_little_long_and_large_is_leaning() -> None:
-    """A die leaning 10-15 degrees shows a narrow strip of side face: its region is a
-    little longer than a die and larger than one; a flat die that is a little long (a
-    ragged edge) is not also larger."""
-    from vision.reader import Found, _leans
-    from vision.segment import Region
-
-    def lone(w: float, h: float) -> Found:
-        half = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 + 100.0
-        contour = np.round(half).astype(np.int32).reshape(-1, 1, 2)
-        side = float(np.sqrt(w * h))
-        region = Region(contour, (100.0, 100.0), side, 0.0, (0, 0, 200, 200))
-        return Found(region, assess(face(3), (100.0, 100.0), SIDE, 0), (100.0, 100.0))
-
-    assert _leans(lone(1.08 * SIDE, 1.02 * SIDE), SIDE)  # longer and larger than a die
-    assert not _leans(lone(1.08 * SIDE, 0.94 * SIDE), SIDE)  # longer, not larger
-    assert not _leans(lone(1.03 * SIDE, 1.03 * SIDE), SIDE)  # a die, a little large
-    assert _leans(lone(1.15 * SIDE, 0.9 * SIDE), SIDE)  # longer than LONE_LONG
