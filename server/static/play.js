@@ -209,7 +209,7 @@
   /* May this phone act now? Not for a computer player, nor on someone else's turn. */
   function myMove() {
     const current = currentPlayer();
-    if (!current || current.bot || strayName()) return false;
+    if (!current || current.bot || current.left || strayName()) return false;
     const me = myPlayer();
     return me === null || me === current.name;
   }
@@ -313,6 +313,9 @@
     const me = myPlayer();
     const current = currentPlayer();
     if (strayName()) return strayName() + " is not in this game";
+    if (me && (s.players || []).some((p) => p.name === me && p.left)) {
+      return me + " has left this game";
+    }
     if (s.paused) return "Paused by the host";
     if (current && current.bot) return current.name + " (computer) is playing";
     if (current && me === current.name) return "Your turn, " + me + "!";

@@ -111,6 +111,11 @@ def test_host_renames_and_removes_a_player(
     tv.wait_for_selector("#players [data-player='Cat'][data-left='true']")
     page.wait_for_selector("#scores [data-player='Cat'][data-left='true']")
     assert "left the game" in tv.text_content("#players [data-player='Cat']")
+    cats = open_phone(page_for, live_table.url, "Cat")
+    cats.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Cat has left this game'"
+    )
+    assert cats.is_disabled("#roll") and cats.is_disabled("#bank")
     page.screenshot(path=str(artifacts / "phone-host-rename-remove.png"), full_page=True)
     tv.screenshot(path=str(artifacts / "tv-player-left.png"))
     assert page.js_errors == [] and tv.js_errors == []
