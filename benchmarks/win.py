@@ -4,6 +4,7 @@ Each part is a subcommand; every figure it prints is measured, on this machine:
 
 .venv/bin/python benchmarks/win.py solve --preset dicenow --out /tmp/win  # time, peak memory
 .venv/bin/python benchmarks/win.py lookup --preset dicenow --cache /tmp/win  # within-turn ms
+.venv/bin/python benchmarks/win.py agree --cache /tmp/win           # table vs exact turns
 .venv/bin/python benchmarks/win.py firsts --cache /tmp/win          # 0-0 chance, every preset
 .venv/bin/python benchmarks/win.py duel --preset dicenow --bots win,win --games 20000 \\
     --cache /tmp/win                                                   # self-play check
@@ -30,6 +31,7 @@ import numpy as np
 from server.solver_cache import SolverCache, WinTableCache
 from zilch import PRESETS, RuleSet, find_preset
 from zilch.strategy import make_bot
+from zilch.strategy.bots import WinBot
 from zilch.strategy.duel import play_duel
 from zilch.strategy.model import roll_table
 from zilch.strategy.winchance import Side, WinTable
@@ -46,7 +48,9 @@ def run_solve(args: argparse.Namespace) -> dict[str, Any]:
     """Solve once: wall and CPU seconds, peak resident memory, passes, table size on disk."""
     rules = _rules(args.preset, args.rule)
     wall, cpu = time.perf_counter(), time.process_time()
-    solved = solve_win(rules, nodes=args.nodes, floor=args.floor, margin=args.margin)
+    solved = solve_win(
+        rules, nodes=args.nodes, coarse=args.coarse, floor=args.floor, margin=args.margin
+    )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     table = WinTable.of(solved)
     cache = WinTableCache(Path(args.out))
@@ -61,6 +65,7 @@ def run_solve(args: argparse.Namespace) -> dict[str, Any]:
         "passes": solved.passes,
         "changes": [float(f"{c:.3g}") for c in solved.changes],
         "nodes": args.nodes,
+        "coarse": args.coarse,
         "table_shape": list(table.table.shape),
         "file": str(path),
         "file_kb": round(path.stat().st_size / 1024, 1),
@@ -90,6 +95,33 @@ def run_lookup(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def run_agree(args: argparse.Namespace) -> dict[str, Any]:
+    """The turn-start table against each turn solved exactly from it, on a grid of scores."""
+    rules = _rules(args.preset, args.rule)
+    table, _ = WinTableCache(Path(args.cache)).get(rules)
+    lay = table.layout
+    every = max(1, lay.scores // args.points)
+    differences = []
+    for x in range(0, lay.scores, every):
+        for y in range(0, lay.scores, every):
+            me, other = Side(lay.floor + x * lay.unit), Side(lay.floor + y * lay.unit)
+            differences.append(
+                table.start_chance(me, other) - table.turn(me, other).roll_chance(0, 6)
+            )
+    gaps = np.array(differences)
+    start = table.start_chance(Side(0), Side(0))
+    return {
+        "preset": rules.name,
+        "house_rules": rules.house_rules,
+        "nodes": table.nodes,
+        "states": len(differences),
+        "mean_gap": round(float(gaps.mean()), 6),
+        "worst_gap": round(float(np.abs(gaps).max()), 6),
+        "start_table": round(start, 6),
+        "start_exact": round(table.turn(Side(0), Side(0)).roll_chance(0, 6), 6),
+    }
+
+
 def run_firsts(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The first player's chance at 0-0 under every preset the solve handles."""
     rows = []
@@ -116,11 +148,18 @@ def run_duel(args: argparse.Namespace) -> dict[str, Any]:
     names = args.bots.split(",")
     wins = WinTableCache(Path(args.cache))
     points = SolverCache(Path(args.cache))
-    bots = [make_bot(n, rules, points.solution, wins.table) for n in names]
-    start = time.perf_counter()
-    result = play_duel(rules, bots, args.games, args.seed)
+    bots = [
+        WinBot(rules, wins.table(rules), keep=args.keep)
+        if n == "win"
+        else make_bot(n, rules, points.solution, wins.table)
+        for n in names
+    ]
+    start, cpu = time.perf_counter(), time.process_time()
+    result = play_duel(rules, bots, args.games, args.seed, batch=args.batch)
     document = result.to_json()
     document["seconds"] = round(time.perf_counter() - start, 1)
+    document["cpu_s"] = round(time.process_time() - cpu, 1)
+    document["batch"] = args.batch
     rate = result.first_player_wins / result.games
     spread = 1.96 * math.sqrt(rate * (1 - rate) / result.games)
     document["first_player_rate"] = round(rate, 5)
@@ -188,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("solve")
     p.add_argument("--preset", default="dicenow")
     p.add_argument("--rule", action="append", default=[])
-    p.add_argument("--nodes", type=int, default=6)
+    p.add_argument("--nodes", type=int, default=24)
+    p.add_argument("--coarse", type=int, default=6)
     p.add_argument("--floor", type=int, default=-2000)
     p.add_argument("--margin", type=int, default=5000)
     p.add_argument("--out", required=True)
@@ -197,6 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rule", action="append", default=[])
     p.add_argument("--cache", required=True)
     p.add_argument("--repeats", type=int, default=200)
+    p = sub.add_parser("agree")
+    p.add_argument("--preset", default="dicenow")
+    p.add_argument("--rule", action="append", default=[])
+    p.add_argument("--cache", required=True)
+    p.add_argument("--points", type=int, default=12, help="scores per side on the grid")
     p = sub.add_parser("firsts")
     p.add_argument("--cache", required=True)
     p = sub.add_parser("duel")
@@ -205,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bots", default="win,win")
     p.add_argument("--games", type=int, default=20000)
     p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--batch", type=int, default=256, help="games side by side (0: one at a time)")
+    p.add_argument("--keep", type=int, default=4096, help="solved turns each win player keeps")
     p.add_argument("--cache", required=True)
     p = sub.add_parser("loop")
     p.add_argument("--columns", type=int, default=20)
@@ -213,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = {
         "solve": run_solve,
         "lookup": run_lookup,
+        "agree": run_agree,
         "firsts": run_firsts,
         "duel": run_duel,
         "loop": run_loop,

@@ -7,7 +7,8 @@ front of it; ``decide_view(view)`` is the same decision from a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol
 
 from zilch.errors import ZilchError
@@ -29,6 +30,9 @@ from zilch.strategy.view import (
 from zilch.strategy.winchance import Side, TurnChances, WinTable
 
 BOTS = ("dicenow", "optimal", "win")
+
+TurnKey = tuple[int, int, int, int, bool, bool, bool]
+"""A win turn's situation: scores, streaks and statuses of both sides, last turn or not."""
 
 
 class UnknownBot(ZilchError, ValueError):
@@ -257,16 +261,17 @@ class WinBot:
     """
 
     name = "win"
-    _KEEP = 64
 
-    def __init__(self, rules: RuleSet, table: WinTable) -> None:
+    def __init__(self, rules: RuleSet, table: WinTable, keep: int = 64) -> None:
         self.rules = rules
         self.table = table
-        self._turns: dict[tuple[int, int, int, int, bool, bool, bool], TurnChances] = {}
+        self.keep = max(1, keep)
+        self._turns: OrderedDict[TurnKey, TurnChances] = OrderedDict()
 
-    def turn(self, view: TurnView) -> TurnChances:
-        """The solved turn for this view's scores, streaks and statuses (remembered)."""
-        key = (
+    @staticmethod
+    def key_of(view: TurnView) -> TurnKey:
+        """What a turn's solution depends on: both sides and whether it is a last turn."""
+        return (
             view.score,
             view.opponent,
             view.streak,
@@ -275,14 +280,35 @@ class WinBot:
             view.opponent_on_board,
             view.final,
         )
+
+    def turn(self, view: TurnView) -> TurnChances:
+        """The solved turn for this view's scores, streaks and statuses (remembered)."""
+        key = self.key_of(view)
         found = self._turns.get(key)
         if found is None:
-            if len(self._turns) >= self._KEEP:
-                self._turns.clear()
-            me = Side(view.score, view.streak, view.on_board)
-            other = Side(view.opponent, view.opponent_streak, view.opponent_on_board)
-            found = self._turns[key] = self.table.turn(me, other, view.final)
+            self.prepare([key])
+            found = self._turns[key]
+        else:
+            self._turns.move_to_end(key)
         return found
+
+    def pending(self, state: StateLike, me: str) -> TurnKey | None:
+        """The turn ``decide(state, me)`` would have to solve first, or None if remembered."""
+        key = self.key_of(view_of(state, me))
+        return None if key in self._turns else key
+
+    def prepare(self, keys: Sequence[TurnKey]) -> None:
+        """Solve these turns together (:meth:`WinTable.turns`) and remember them.
+
+        The most recently used ``keep`` turns are remembered; a batch larger than
+        that is kept whole until the next one.
+        """
+        wanted = [k for k in dict.fromkeys(keys) if k not in self._turns]
+        situations = [(Side(k[0], k[2], k[4]), Side(k[1], k[3], k[5]), k[6]) for k in wanted]
+        for key, solved in zip(wanted, self.table.turns(situations), strict=True):
+            self._turns[key] = solved
+        while len(self._turns) > max(self.keep, len(wanted)):
+            self._turns.popitem(last=False)
 
     def decide(self, state: StateLike, me: str) -> Decision:
         """What ``me`` does now: set-aside and then, or between rolls ``keep=()`` and then."""

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from zilch.errors import ZilchError
 from zilch.game import Game
 from zilch.rules import RuleSet
-from zilch.strategy.bots import Bot
+from zilch.strategy.bots import Bot, TurnKey, WinBot
 
 MAX_ACTIONS_PER_GAME = 20000
 Z95 = 1.959963984540054
@@ -115,28 +115,136 @@ def play_game(rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Rand
     raise DuelError(f"a game took more than {MAX_ACTIONS_PER_GAME} actions")
 
 
+Request = tuple[WinBot, TurnKey]
+"""A game waiting for a ``win`` player's turn to be solved."""
+
+
+def game_steps(
+    rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Random
+) -> Generator[Request, None, Game]:
+    """:func:`play_game` as a generator that stops before each unsolved ``win`` turn.
+
+    It yields ``(bot, key)`` where a ``win`` player is about to decide on a turn it
+    has not solved; whoever drives it solves the turn (with others, in one batch,
+    :meth:`WinBot.prepare`) and resumes it. The decisions are the bots' own
+    ``decide``, so the games are the ones :func:`play_game` plays.
+    """
+    game = Game(rules, [name for name, _ in seats])
+    by_name = dict(seats)
+    then: str | None = None
+
+    def ask(me: str) -> Generator[Request, None, None]:
+        bot = by_name[me]
+        if isinstance(bot, WinBot):
+            key = bot.pending(game.state, me)
+            if key is not None:
+                yield (bot, key)
+
+    for _ in range(MAX_ACTIONS_PER_GAME):
+        state = game.state
+        if state.finished:
+            return game
+        me = state.current
+        if me is None:
+            raise DuelError("the game has no current player but is not finished")
+        if state.phase == "keep":
+            yield from ask(me)
+            decision = by_name[me].decide(game.state, me)
+            game.keep(list(decision.keep))
+            then = decision.then
+            continue
+        if then is None and state.turn.rolls:
+            yield from ask(me)
+            then = by_name[me].decide(game.state, me).then
+        if then == "bank" and game.bank_refusal() is None:
+            game.bank()
+        else:
+            game.roll([rng.randint(1, 6) for _ in range(state.turn.dice_left)])
+        then = None
+    raise DuelError(f"a game took more than {MAX_ACTIONS_PER_GAME} actions")
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The dice seed of game ``index`` of a batched duel (each game has its own dice)."""
+    return seed * 1_000_003 + index
+
+
+def play_games_batched(
+    rules: RuleSet,
+    seatings: Sequence[Sequence[tuple[str, Bot]]],
+    seed: int,
+    batch: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[Game]:
+    """Play these games side by side, ``batch`` at a time, solving ``win`` turns together.
+
+    Game ``i`` rolls from ``random.Random(game_seed(seed, i))``, so it is the game
+    :func:`play_game` plays with that generator, whatever the batch size.
+    """
+    finished: list[Game | None] = [None] * len(seatings)
+    running: dict[int, Generator[Request, None, Game]] = {}
+    waiting: dict[int, Request] = {}
+    started = done = 0
+    while done < len(seatings):
+        while started < len(seatings) and len(running) < batch:
+            rng = random.Random(game_seed(seed, started))
+            running[started] = game_steps(rules, seatings[started], rng)
+            started += 1
+        for index, steps in list(running.items()):
+            if index in waiting:
+                continue
+            try:
+                waiting[index] = next(steps)
+            except StopIteration as stop:
+                finished[index] = stop.value
+                del running[index]
+                done += 1
+                if progress is not None:
+                    progress(done)
+        by_bot: dict[int, tuple[WinBot, list[TurnKey]]] = {}
+        for bot, key in waiting.values():
+            by_bot.setdefault(id(bot), (bot, []))[1].append(key)
+        for bot, keys in by_bot.values():
+            bot.prepare(keys)
+        waiting.clear()
+    return [game for game in finished if game is not None]
+
+
 def play_duel(
     rules: RuleSet,
     bots: Sequence[Bot],
     games: int,
     seed: int,
     progress: Callable[[int], None] | None = None,
+    batch: int = 0,
 ) -> DuelResult:
-    """Play ``games`` games between two bots, alternating who starts."""
+    """Play ``games`` games between two bots, alternating who starts.
+
+    With ``batch`` above 0 the games are played ``batch`` at a time side by side
+    (:func:`play_games_batched`, each game with its own seeded dice), which lets
+    ``win`` players solve their turns together: many times faster, the same bots.
+    """
     if len(bots) != 2:
         raise DuelError(f"a duel needs exactly two bots, not {len(bots)}")
     if games < 1:
         raise DuelError(f"a duel needs at least one game, not {games}")
+    if batch < 0:
+        raise DuelError(f"a batch is 0 (one game at a time) or more games, not {batch}")
     rng = random.Random(seed)
     names = _player_names(bots)
     wins = [0.0, 0.0]
     scores = [0, 0]
     ties = 0
     first_wins = 0.0
+    orders = [(0, 1) if index % 2 == 0 else (1, 0) for index in range(games)]
+    seatings = [[(names[side], bots[side]) for side in order] for order in orders]
+    played: list[Game] = []
+    if batch:
+        played = play_games_batched(rules, seatings, seed, batch, progress)
     for index in range(games):
-        order = (0, 1) if index % 2 == 0 else (1, 0)
-        seats = [(names[side], bots[side]) for side in order]
-        final = play_game(rules, seats, rng).state
+        order = orders[index]
+        game = played[index] if batch else play_game(rules, seatings[index], rng)
+        final = game.state
         winners = set(final.winners)
         share = 1.0 / len(winners) if winners else 0.0
         if len(winners) > 1:
@@ -147,7 +255,7 @@ def play_duel(
             scores[side] += final.player(names[side]).score
         if names[order[0]] in winners:
             first_wins += share
-        if progress is not None:
+        if progress is not None and not batch:
             progress(index + 1)
     return DuelResult(
         rules.name,

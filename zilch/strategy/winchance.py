@@ -8,7 +8,7 @@ of the same backward sweep, for the exact zilch payoff), in a few milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,12 +182,48 @@ class WinTable:
         ``other`` counts; otherwise banking leads to ``other``'s turn at the new scores
         and a zilch to ``other``'s turn at the old ones (after any penalty).
         """
+        return self.turns([(me, other, final)])[0]
+
+    def turns(self, situations: Sequence[tuple[Side, Side, bool]]) -> list[TurnChances]:
+        """:meth:`turn` for many turn starts at once (one vectorised sweep per batch).
+
+        Each turn comes out as :meth:`turn` gives it alone: columns of different
+        lengths end where their own turn does (``turn_values``'s ``ends``).
+        """
+        rows = [self._turn_row(me, other, final) for me, other, final in situations]
+        order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
+        found: list[TurnChances | None] = [None] * len(rows)
+        options = _options(self.rules)
+        compulsory = self.rules.free_roll == "compulsory"
+        for at in range(0, len(order), _BATCH):
+            chunk = order[at : at + _BATCH]
+            ends = np.array([len(rows[r][0]) for r in chunk], dtype=np.intp)
+            bank = np.empty((len(chunk), int(ends.max())))
+            for c, r in enumerate(chunk):
+                values = rows[r][0]
+                bank[c, : len(values)] = values
+                bank[c, len(values) :] = values[-1]
+            zilch = np.array([rows[r][1] for r in chunk])
+            bank_from = np.array([rows[r][2] for r in chunk], dtype=np.intp)
+            roll, after = turn_values(options, bank, zilch, bank_from, compulsory, ends)
+            for c, r in enumerate(chunk):
+                n = int(ends[c])
+                found[r] = TurnChances(
+                    self.layout.unit,
+                    np.ascontiguousarray(roll[c, :n]),
+                    np.ascontiguousarray(after[c, :n]),
+                    rows[r][0],
+                    int(bank_from[c]),
+                    compulsory,
+                )
+        return [f for f in found if f is not None]
+
+    def _turn_row(self, me: Side, other: Side, final: bool) -> tuple[FloatArray, float, int]:
+        """One turn's bank values by total, its zilch value and its first bankable total."""
         lay = self.layout
         rules = self.rules
-        options = _options(rules)
         unit = lay.unit
         bank_from = max(1, -(-rules.entry_needed(me.on_board) // unit))
-        compulsory = rules.free_roll == "compulsory"
         if final or other.score >= lay.target:
             need = (other.score - me.score) // unit
             steps = max(need, 0) + 2
@@ -210,10 +246,7 @@ class WinTable:
             bank = np.where(inside, below, above).astype(np.float64)
             a2, i2, x2 = zilch_state(rules, lay, np.array([a]), i, np.array([x]))
             zilch = 1.0 - float(self.table[b, a2[0], j, i2[0], y, x2[0]])
-        roll, after = turn_values(
-            options, bank[None, :], np.array([zilch]), np.array([bank_from]), compulsory
-        )
-        return TurnChances(unit, roll[0], after[0], bank, bank_from, compulsory)
+        return np.asarray(bank, dtype=np.float64), zilch, bank_from
 
     # -- storage ----------------------------------------------------------------------
 
@@ -295,6 +328,8 @@ class WinTable:
 
 
 _OPTIONS: dict[RuleSet, Options] = {}
+_BATCH = 256
+"""Turns solved in one sweep by :meth:`WinTable.turns` (bounded memory: ~250 MB)."""
 
 
 def _options(rules: RuleSet) -> Options:
