@@ -15,7 +15,7 @@ import hmac
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Literal, TypeVar, cast
 
@@ -24,6 +24,7 @@ from werkzeug.exceptions import HTTPException
 
 from server.nesting import BODY_NESTING, nesting_depth, too_deep
 from server.service import TableService
+from server.serving import STREAM_KEY, StreamSlot
 from server.store import CorruptJournal, StorageError
 from server.table_state import TableError
 from zilch import IllegalAction
@@ -302,13 +303,21 @@ def events() -> Response:
             raise BadBody(f"Last-Event-ID must be a state seq number, not {raw!r}") from None
     table = service()
     limit = table.max_streams
-    if limit is not None and table.broker.subscribers >= limit:
-        raise ApiError(
-            f"too many live pages are open ({limit}); the rest of the API keeps working: "
-            "raise [server] threads to allow more",
-            503,
-        )
-    stream = table.subscribe(last_id)
+    full = ApiError(
+        f"too many live pages are open ({limit}); the rest of the API keeps working", 503
+    )
+    slot = request.environ.get(STREAM_KEY)
+    stream: Iterator[str]
+    if isinstance(slot, StreamSlot):
+        # served by the HTTP server's loop after this opening (server/serving.py)
+        opening = slot.open(table.broker, last_id, limit)
+        if opening is None:
+            raise full
+        stream = iter([opening])
+    else:  # another WSGI server: the stream holds the thread that reads it
+        if limit is not None and table.broker.subscribers >= limit:
+            raise full
+        stream = table.subscribe(last_id)
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

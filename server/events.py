@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 def format_event(seq: int, data: str, event: str = "state") -> str:
@@ -26,6 +26,7 @@ def format_event(seq: int, data: str, event: str = "state") -> str:
 
 
 KEEPALIVE = ": keepalive\n\n"
+RETRY = "retry: 2000\n\n"  # a browser reconnects two seconds after a stream ends
 
 
 class Broker:
@@ -43,7 +44,8 @@ class Broker:
         self._count = 0
         self._cond = threading.Condition()
         self._closed = False
-        self.subscribers = 0
+        self._listeners: list[Callable[[], None]] = []
+        self.subscribers = 0  # streams open: generators and streams served elsewhere
 
     def publish(self, seq: int, data: str, *, notice: bool = False) -> None:
         """Make ``data`` (a JSON state document) with sequence ``seq`` the newest event.
@@ -62,12 +64,27 @@ class Broker:
             self._count += 1
             self._history.append((self._count, seq, text))
             self._cond.notify_all()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
 
     def close(self) -> None:
         """End every stream (service shutdown)."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def listen(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after every publication and at :meth:`close`.
+
+        It runs on the publishing thread, outside the broker's lock, and must
+        only hand the news on (the HTTP server's loop reads :meth:`since`).
+        """
+        with self._cond:
+            self._listeners.append(callback)
 
     def latest_seq(self) -> int:
         """Sequence number of the newest event, 0 before the first."""
@@ -98,17 +115,53 @@ class Broker:
             return []
         if self._history[0][0] > last + 1:
             return [self._history[-1]]
-        return [item for item in self._history if item[0] > last]
+        # the running numbers are consecutive: take the tail (deque ends are cheap)
+        return [self._history[-i] for i in range(self._history[-1][0] - last, 0, -1)]
+
+    def _cursor(self, last_id: int | None) -> int:
+        last = self._start(last_id)
+        return 0 if not self._history and last_id is not None else last
+
+    def attach(self, last_id: int | None, limit: int | None) -> tuple[str, int] | None:
+        """Open a stream that another loop serves: its opening text and the publication seen.
+
+        The opening text is what :meth:`subscribe` would yield at once; after
+        it, :meth:`since` with the returned number gives what follows. None
+        when ``limit`` streams are open already. Each stream attached is
+        counted in :attr:`subscribers` until :meth:`detach`.
+        """
+        with self._cond:
+            if limit is not None and self.subscribers >= limit:
+                return None
+            self.subscribers += 1
+            pending = self._pending(self._cursor(last_id))
+            seen = pending[-1][0] if pending else self._cursor(last_id)
+            return RETRY + "".join(text for _, _, text in pending), seen
+
+    def detach(self) -> None:
+        """A stream opened with :meth:`attach` has ended."""
+        with self._cond:
+            self.subscribers -= 1
+
+    def since(self, last: int) -> tuple[int, list[str], bool]:
+        """(newest publication number, the event texts after ``last``, whether closed)."""
+        with self._cond:
+            pending = self._pending(last)
+            newest = pending[-1][0] if pending else last
+            return newest, [text for _, _, text in pending], self._closed
 
     def subscribe(self, last_id: int | None = None) -> Iterator[str]:
-        """Yield SSE text: every state after ``last_id`` (None: the newest at once)."""
+        """Yield SSE text: every state after ``last_id`` (None: the newest at once).
+
+        The stream holds the thread that reads it: the HTTP server serves
+        its streams from its loop instead (:meth:`attach`, server/serving.py);
+        this is for other servers and the tests' client.
+        """
         with self._cond:
             self.subscribers += 1
-            last = self._start(last_id)
-            if not self._history and last_id is not None:
-                last = 0
+            last = self._cursor(last_id)
         try:
-            yield "retry: 2000\n\n"
+            yield RETRY
             while True:
                 with self._cond:
                     pending = self._pending(last)

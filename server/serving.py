@@ -1,13 +1,22 @@
-"""The HTTP server under the app: waitress with limits derived from the thread count.
+"""The HTTP server under the app: waitress, with event streams served by its loop.
 
 waitress reads and writes every socket on one event loop and runs requests on
-a pool of threads. A live page (``/api/events``) holds one thread for as long
-as it is open, so the pool is split: :attr:`Limits.streams` threads at most
-serve event streams (the API answers 503 for the next page) and the rest stay
-free for API requests. Connections cost no thread until a whole request has
-arrived, so the connection limit can be far above the thread count; what is
-bounded instead is how long a connection may hold a slot without doing its
-part:
+a pool of threads. A WSGI response that streams holds its thread for as long
+as it is open, so a live page (``/api/events``) is not served that way:
+the app checks the request and answers with the stream's opening (the
+headers and the events the page has missed), and the connection is then
+handed to the loop (:class:`StreamHub`). From there on, each state the
+broker publishes is encoded once and appended to every open stream's output
+on the loop thread, which sends it as the sockets take it: one wake-up per
+event, not one thread per page. Worker threads serve only requests, so the
+API keeps its threads however many pages are open; :attr:`Limits.streams`
+bounds the pages (the next one gets 503) and a stream whose reader falls
+more than ``backlog_bytes`` behind is closed (the browser reconnects with
+``Last-Event-ID`` and gets the newest state).
+
+Connections cost no thread until a whole request has arrived, so the
+connection limit can be far above the thread count; what is bounded instead
+is how long a connection may hold a slot without doing its part:
 
 - idle: no request for ``idle_s`` seconds (waitress's ``channel_timeout``);
 - slow request: a request header or body still incomplete ``request_s``
@@ -22,39 +31,230 @@ import contextlib
 import logging
 import resource
 import socket
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
-from waitress.task import ThreadedTaskDispatcher
+from waitress.task import ThreadedTaskDispatcher, WSGITask
+
+from server.events import KEEPALIVE, Broker
 
 log = logging.getLogger(__name__)
 
-API_THREADS = 4  # worker threads kept free of event streams, for API requests
 SEND_BUFFER_BYTES = 64 * 1024
+STREAMS = 512  # live pages at once: far more than a table's TV and phones
+STREAM_KEY = "zilch_tower.stream"  # the environ key of a request's StreamSlot
 
 
 @dataclass(frozen=True)
 class Limits:
     """How many of everything the server takes, from the worker thread count."""
 
-    threads: int
+    threads: int  # worker threads, for requests only (streams hold none)
     streams: int  # live event streams at once; the next page gets 503
     connections: int  # open sockets at once; beyond it waitress stops accepting
     idle_s: float = 30.0
     request_s: float = 10.0
     stall_s: float = 30.0
     cleanup_s: float = 2.0
-    backlog_bytes: int = 256 * 1024  # output a stream may queue before its thread waits
+    backlog_bytes: int = 256 * 1024  # output a stream may queue before it is closed
 
     @classmethod
-    def for_threads(cls, threads: int) -> Limits:
-        """The limits for ``threads`` worker threads (at least ``API_THREADS + 1``)."""
-        streams = max(1, threads - API_THREADS)
+    def for_threads(cls, threads: int, streams: int = STREAMS) -> Limits:
+        """The limits for ``threads`` worker threads and ``streams`` live pages."""
         # Every stream, plus room for phones, the TV's fetches and hostile
         # sockets waiting out their timeouts.
-        return cls(threads=threads, streams=streams, connections=4 * threads + 256)
+        return cls(threads=threads, streams=streams, connections=streams + 4 * threads + 512)
+
+
+class StreamSlot:
+    """What the app is given (``environ[STREAM_KEY]``) to hand its event stream to the loop."""
+
+    def __init__(self) -> None:
+        self.broker: Broker | None = None
+        self.seen = 0
+
+    def open(self, broker: Broker, last_id: int | None, limit: int | None) -> str | None:
+        """The stream's opening text (None: ``limit`` streams are open); the loop sends the rest."""
+        opened = broker.attach(last_id, limit)
+        if opened is None:
+            return None
+        self.broker, (text, self.seen) = broker, opened
+        return text
+
+
+class _Stream:
+    """An open event stream: its broker, the publication it has seen, how it is framed."""
+
+    def __init__(self, broker: Broker, seen: int, chunked: bool) -> None:
+        self.broker, self.seen, self.chunked = broker, seen, chunked
+        self.sent_at = time.monotonic()
+        self.ended = False
+
+
+class StreamTask(WSGITask):  # type: ignore[misc]
+    """A request task that leaves the connection open for the loop when the app opened a stream."""
+
+    slot: StreamSlot | None = None
+
+    def get_environment(self) -> dict[str, Any]:
+        environ: dict[str, Any] = super().get_environment()
+        if self.slot is None:
+            self.slot = StreamSlot()
+        environ[STREAM_KEY] = self.slot
+        return environ
+
+    def finish(self) -> None:
+        slot = self.slot
+        if slot is None or slot.broker is None:
+            super().finish()
+            return
+        channel = self.channel
+        if not (self.status.startswith("200") and channel.connected):
+            slot.broker.detach()
+            super().finish()
+            return
+        if not self.wrote_header:
+            self.write(b"")
+        # No end of the response: the loop goes on writing to this connection.
+        self.close_on_finish = False
+        with channel.requests_lock:
+            for pipelined in channel.requests[1:]:
+                pipelined.close()
+            del channel.requests[1:]
+        channel.stream = _Stream(slot.broker, slot.seen, self.chunked_response)
+
+
+class StreamChannel(HTTPChannel):  # type: ignore[misc]
+    """A waitress connection that can become an event stream the loop writes to."""
+
+    task_class = StreamTask
+    stream: _Stream | None = None
+    will_close: bool  # waitress's own, typed for mypy
+
+    def received(self, data: bytes) -> int:
+        if self.stream is not None:
+            return len(data)  # a stream takes no further requests
+        return int(super().received(data))
+
+    def service(self) -> None:
+        super().service()
+        stream = self.stream
+        if stream is not None:
+            hub = self.server.hub
+            self.server.trigger.pull_trigger(lambda: hub.adopt(self))
+
+    def push(self, data: bytes, backlog: int) -> None:
+        """Queue ``data`` and send what the socket takes now (on the loop thread)."""
+        if self.will_close or not self.connected:
+            return
+        if self.total_outbufs_len + len(data) > backlog:
+            log.info("closing an event stream %d bytes behind", self.total_outbufs_len)
+            self.will_close = True
+            with contextlib.suppress(OSError):
+                self.socket.shutdown(socket.SHUT_RDWR)
+            return
+        with self.outbuf_lock:
+            self.outbufs[-1].append(data)
+            self.total_outbufs_len += len(data)
+        self.handle_write()
+
+    def handle_close(self) -> None:
+        super().handle_close()
+        stream = self.stream
+        if stream is not None and not stream.ended:
+            stream.ended = True
+            stream.broker.detach()
+            self.server.hub.drop(self)
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%X\r\n%s\r\n" % (len(data), data)
+
+
+class StreamHub:
+    """The open event streams, written by waitress's loop thread; one wake-up per event.
+
+    A broker's publication pulls the loop's trigger once; on the loop, each
+    group of streams that has seen the same publication gets the same bytes,
+    encoded once (and framed once as a chunk, for HTTP/1.1).
+    """
+
+    def __init__(self, limits: Limits, wake: Callable[[Callable[[], None]], None]) -> None:
+        self.limits = limits
+        self._wake = wake
+        self.streams: set[StreamChannel] = set()  # only the loop thread touches it
+        self._brokers: set[int] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def wake(self) -> None:
+        """Have the loop :meth:`pump` (from any thread; nothing once the server is closed)."""
+        with self._lock:
+            if not self._closed:
+                self._wake(self.pump)
+
+    def close(self) -> None:
+        """The server is closing: no more wake-ups (its trigger is about to go)."""
+        with self._lock:
+            self._closed = True
+
+    def adopt(self, channel: StreamChannel) -> None:
+        stream = channel.stream
+        if stream is None or stream.ended:
+            return
+        with self._lock:
+            if id(stream.broker) not in self._brokers:
+                self._brokers.add(id(stream.broker))
+                stream.broker.listen(self.wake)
+        if not channel.connected:
+            channel.handle_close()
+            return
+        self.streams.add(channel)
+        self.pump()
+
+    def drop(self, channel: StreamChannel) -> None:
+        self.streams.discard(channel)
+
+    def pump(self) -> None:
+        """Send every stream what was published since it last heard (on the loop thread)."""
+        cache: dict[tuple[int, int, bool], tuple[int, bytes, bool]] = {}
+        for channel in list(self.streams):
+            stream = channel.stream
+            assert stream is not None
+            key = (id(stream.broker), stream.seen, stream.chunked)
+            if key not in cache:
+                newest, texts, closed = stream.broker.since(stream.seen)
+                data = "".join(texts).encode()
+                if stream.chunked and data:
+                    data = _chunk(data)
+                if closed and stream.chunked:
+                    data += b"0\r\n\r\n"
+                cache[key] = (newest, data, closed)
+            newest, data, closed = cache[key]
+            stream.seen = newest
+            if data:
+                stream.sent_at = time.monotonic()
+                channel.push(data, self.limits.backlog_bytes)
+            if closed:
+                self.streams.discard(channel)
+                channel.close_when_flushed = True
+                channel.handle_write()
+
+    def keep_alive(self, now: float) -> None:
+        """A keep-alive comment on every stream quiet for the broker's ``keepalive_s``."""
+        for channel in list(self.streams):
+            stream = channel.stream
+            assert stream is not None
+            if now - stream.sent_at >= stream.broker.keepalive_s:
+                stream.sent_at = now
+                data = KEEPALIVE.encode()
+                channel.push(_chunk(data) if stream.chunked else data, self.limits.backlog_bytes)
 
 
 class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
@@ -64,6 +264,8 @@ class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
     """
 
     limits: Limits
+    hub: StreamHub
+    channel_class = StreamChannel
 
     def set_socket_options(self, conn: socket.socket) -> None:
         super().set_socket_options(conn)
@@ -71,7 +273,12 @@ class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
         # that stops from soaking up output unseen: it shows as stalled.
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
 
+    def close(self) -> None:
+        self.hub.close()
+        super().close()
+
     def maintenance(self, now: float) -> None:
+        self.hub.keep_alive(time.monotonic())
         super().maintenance(now)
         if not hasattr(self, "_requests_seen"):
             self._requests_seen: dict[int, tuple[object, float]] = {}
@@ -128,9 +335,13 @@ def create_server(app: Any, host: str, port: int, limits: Limits) -> Any:
     dispatcher.set_thread_count(adj.threads)
     socket_map: dict[int, Any] = {}
     servers = []
+    hub: StreamHub | None = None
     for sockinfo in adj.listen:
         server = GuardedServer(app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=sockinfo)
         server.limits = limits
+        if hub is None:  # one hub: every listening socket shares waitress's one loop
+            hub = StreamHub(limits, server.trigger.pull_trigger)
+        server.hub = hub
         servers.append(server)
     if len(servers) == 1:
         return servers[0]

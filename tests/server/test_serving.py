@@ -21,17 +21,23 @@ from server.serving import Limits, create_server
 from tests.server.conftest import PIN
 
 
-def test_limits_follow_the_thread_count() -> None:
+def test_limits_give_streams_a_budget_of_their_own() -> None:
     small, big = Limits.for_threads(8), Limits.for_threads(220)
-    assert small.streams == 4 and big.streams == 216
-    assert big.connections >= big.streams + 300  # room for every page and a crowd besides
+    # streams hold no worker thread: their number does not follow the threads
+    assert small.streams == big.streams == 512
+    assert Limits.for_threads(8, streams=20).streams == 20
+    for limits in (small, big):  # room for every page, a thread's worth and a crowd besides
+        assert limits.connections >= limits.streams + limits.threads + 300
     assert small.connections < big.connections
 
 
 @pytest.fixture
 def served(service) -> Any:  # type: ignore[no-untyped-def]
     """The app under the guarded waitress server on a free loopback port, short timeouts."""
-    limits = replace(Limits.for_threads(12), idle_s=1.0, request_s=1.5, stall_s=1.5, cleanup_s=1.0)
+    # more live pages allowed than there are worker threads: streams must not hold one
+    limits = replace(
+        Limits.for_threads(4, streams=12), idle_s=1.0, request_s=1.5, stall_s=1.5, cleanup_s=1.0
+    )
     service.max_streams = limits.streams
     server = create_server(create_app(service.config, service), "127.0.0.1", 0, limits)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -79,24 +85,30 @@ def _api(port: int, method: str = "GET", path: str = "/api/state", body: Any = N
 
 
 class Page(threading.Thread):
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, last_id: int | None = None) -> None:
         super().__init__(daemon=True)
         self.port, self.status, self.seqs, self.halt = port, 0, [], False
+        self.last_id, self.lines = last_id, []
         self.connected = threading.Event()
+        self.ended = threading.Event()
 
     def run(self) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        conn.request("GET", "/api/events")
+        headers = {} if self.last_id is None else {"Last-Event-ID": str(self.last_id)}
+        conn.request("GET", "/api/events", headers=headers)
         response = conn.getresponse()
         self.status = response.status
+        self.headers = dict(response.getheaders())
         self.connected.set()
         while not self.halt and self.status == 200:
-            line = response.fp.readline()
+            line = response.fp.readline()  # chunked framing and all: a browser's view
             if not line:
                 break
+            self.lines.append(line)
             if line.startswith(b"id: "):
                 self.seqs.append(int(line[4:]))
         conn.close()
+        self.ended.set()
 
 
 def test_a_crowd_of_hostile_sockets_does_not_starve_the_api(served, service) -> None:
@@ -133,7 +145,7 @@ def test_a_crowd_of_hostile_sockets_does_not_starve_the_api(served, service) -> 
         sock.close()
 
 
-def test_a_page_that_stops_reading_is_dropped_and_frees_its_thread(served, service) -> None:
+def test_a_page_that_stops_reading_is_dropped_and_frees_its_place(served, service) -> None:
     server, limits = served
     port = int(server.effective_port)
     stalled = [
@@ -147,7 +159,7 @@ def test_a_page_that_stops_reading_is_dropped_and_frees_its_thread(served, servi
     while service.broker.subscribers and time.monotonic() < deadline:
         service.controller.call(service.controller.touch)
         time.sleep(0.05)
-    assert service.broker.subscribers == 0, "stalled streams still hold their threads"
+    assert service.broker.subscribers == 0, "stalled streams still hold their places"
     page = Page(port)
     page.start()
     page.connected.wait(20)
@@ -155,3 +167,47 @@ def test_a_page_that_stops_reading_is_dropped_and_frees_its_thread(served, servi
     page.halt = True
     for sock in stalled:
         sock.close()
+
+
+def test_a_stream_keeps_the_sse_contract_through_the_server(served, service) -> None:
+    """Headers, keep-alives, resumption with Last-Event-ID and the end at shutdown."""
+    server, _ = served
+    port = int(server.effective_port)
+    service.broker.keepalive_s = 0.5
+    assert _api(port, "POST", "/api/new-game", {"players": ["Ann", "Ben"]}) == 200
+    assert service.wait_quiet(20)
+    first = service.state()["seq"]
+    page = Page(port)
+    page.start()
+    page.connected.wait(20)
+    assert page.status == 200
+    assert page.headers["Content-Type"].startswith("text/event-stream")
+    assert page.headers["Cache-Control"] == "no-cache"
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+    for _ in range(3):
+        assert _api(port, "POST", "/api/roll") in (200, 409)
+        assert service.wait_quiet(20)
+        state = service.state()
+        if state["phase"] == "choose":
+            assert _api(port, "POST", "/api/keep", {"keep": state["turn"]["best"]["dice"]}) == 200
+            assert service.wait_quiet(20)
+    final = service.state()["seq"]
+    deadline = time.monotonic() + 10
+    while (not page.seqs or page.seqs[-1] < final) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert page.seqs[0] == first and page.seqs[-1] == final
+    assert page.seqs == sorted(set(page.seqs))
+    time.sleep(1.5)
+    assert b": keepalive\n" in page.lines
+    # a page coming back with the last seq it saw gets every state after it
+    back = Page(port, last_id=first)
+    back.start()
+    back.connected.wait(20)
+    deadline = time.monotonic() + 10
+    while (not back.seqs or back.seqs[-1] < final) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert back.seqs == [s for s in page.seqs if s > first]
+    assert service.broker.subscribers == 2
+    # the service's shutdown ends every stream cleanly
+    service.broker.close()
+    assert page.ended.wait(10) and back.ended.wait(10)
