@@ -304,7 +304,9 @@ def events() -> Response:
     table = service()
     limit = table.max_streams
     full = ApiError(
-        f"too many live pages are open ({limit}); the rest of the API keeps working", 503
+        f"too many live pages are open ({limit}); the rest of the API keeps working: "
+        "raise [server] live_pages to allow more",
+        503,
     )
     slot = request.environ.get(STREAM_KEY)
     stream: Iterator[str]

@@ -160,7 +160,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
             16384, _int_range(1024, 10_485_760), "largest request body accepted"
         ),
         "threads": Key(
-            64, _int_range(8, 256), "worker threads; each open TV or phone page holds one"
+            16, _int_range(8, 256), "worker threads for requests (live pages hold none)"
+        ),
+        "live_pages": Key(
+            512, _int_range(1, 4096), "live TV and phone pages at once; the next one gets 503"
         ),
         "hostnames": Key(
             [], _hostnames, "names besides this machine's own that the tower answers to"

@@ -159,10 +159,23 @@ class StreamChannel(HTTPChannel):  # type: ignore[misc]
             with contextlib.suppress(OSError):
                 self.socket.shutdown(socket.SHUT_RDWR)
             return
-        with self.outbuf_lock:
+        if not self.total_outbufs_len:
+            # Nothing queued (the usual case): one send, no buffer copies.
+            try:
+                sent = self.socket.send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self.will_close = True  # the loop closes it
+                return
+            if sent:
+                self.last_activity = time.time()
+            if sent == len(data):
+                return
+            data = data[sent:]
+        with self.outbuf_lock:  # the rest goes when the socket takes it
             self.outbufs[-1].append(data)
             self.total_outbufs_len += len(data)
-        self.handle_write()
 
     def handle_close(self) -> None:
         super().handle_close()
@@ -247,10 +260,19 @@ class StreamHub:
                 channel.handle_write()
 
     def keep_alive(self, now: float) -> None:
-        """A keep-alive comment on every stream quiet for the broker's ``keepalive_s``."""
+        """A keep-alive comment on every stream quiet for the broker's ``keepalive_s``.
+
+        A stream whose reader has taken everything is waiting for the table,
+        not idle: waitress's idle timeout is for connections that owe a
+        request. One with output waiting keeps the time of its last send,
+        so the stall timeout still drops a reader that stopped.
+        """
+        wall = time.time()
         for channel in list(self.streams):
             stream = channel.stream
             assert stream is not None
+            if not channel.total_outbufs_len:
+                channel.last_activity = wall
             if now - stream.sent_at >= stream.broker.keepalive_s:
                 stream.sent_at = now
                 data = KEEPALIVE.encode()

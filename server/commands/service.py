@@ -30,7 +30,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--seed", type=int, help="seed of the simulated tower")
     p.add_argument("--state-dir", metavar="DIR", help="state directory")
     p.add_argument(
-        "--threads", type=int, help="worker threads (default [server] threads; one per live TV)"
+        "--threads", type=int, help="worker threads for requests (default [server] threads)"
     )
     p.add_argument(
         "--sim-settle",
@@ -115,7 +115,7 @@ def run_serve(args: argparse.Namespace) -> int:
         win_solver=True,
     )
     # Each live page holds a worker thread; keep a few for the API so phones can always play.
-    limits = Limits.for_threads(threads)
+    limits = Limits.for_threads(threads, streams=int(config["server"]["live_pages"]))
     service.max_streams = limits.streams
     try:
         service.start(recover=args.recover)
@@ -160,6 +160,6 @@ def _print_urls(host: str, port: int, service: Any) -> None:
     else:
         lines.append(f"  phones:        http://{local}:{port}/play")
     lines.append(f"  state dir:     {service.state_dir}")
-    lines.append(f"  live pages:    up to {service.max_streams} at once ([server] threads)")
+    lines.append(f"  live pages:    up to {service.max_streams} at once ([server] live_pages)")
     print("\n".join(lines), flush=True)
     sys.stdout.flush()

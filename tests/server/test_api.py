@@ -244,7 +244,7 @@ def test_live_pages_beyond_the_limit_are_refused_and_the_api_keeps_working(clien
     chunks = iter(first.response)
     next(chunks)  # the stream is open
     second = client.get("/api/events")
-    assert second.status_code == 503 and "raise [server] threads" in second.get_json()["error"]
+    assert second.status_code == 503 and "raise [server] live_pages" in second.get_json()["error"]
     assert client.get("/api/state").status_code == 200
     first.close()
 

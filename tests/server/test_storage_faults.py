@@ -12,11 +12,9 @@ import json
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,85 +22,16 @@ from server.app import create_app
 from server.service import DB_NAME, TableService
 from server.store import CANNOT_SAVE, CorruptJournal, StorageError, StorageRefused, Store
 from tests.server.conftest import ADMIN, FAST, PIN, make_config
-
-
-def journal_rows(table: TableService) -> list[tuple[Any, ...]]:
-    with table.store._read_lock:
-        return [tuple(r) for r in table.store._reader.execute("SELECT * FROM journal").fetchall()]
-
-
-@contextmanager
-def read_only(table: TableService) -> Iterator[None]:
-    """The service's database refuses every write while inside."""
-    store = table.store
-    with store._lock:
-        store._conn.execute("PRAGMA query_only = 1")
-    try:
-        yield
-    finally:
-        with store._lock:
-            store._conn.execute("PRAGMA query_only = 0")
-
-
-class ReadOnlyAt:
-    """Makes the database read-only for every journal row leading to one of ``phases``."""
-
-    def __init__(self, table: TableService, phases: set[str]) -> None:
-        self.table = table
-        self.phases = phases
-        self.refused = 0
-        self._append = table.store.append
-        table.store.append = self.append  # type: ignore[method-assign]
-
-    def append(self, step: Any, preset: str | None = None) -> int:
-        if step.snapshot["phase"] not in self.phases:
-            return self._append(step, preset)
-        self.refused += 1
-        with read_only(self.table):
-            return self._append(step, preset)
-
-    def lift(self) -> None:
-        self.phases = set()
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
-
-
-def shown_unchanged(before: dict[str, Any], after: dict[str, Any]) -> None:
-    """The document shows the same table, with the storage notice over it."""
-    assert after["message"] == CANNOT_SAVE and after["table"]["cannot_save"] is True
-    rest = {k: v for k, v in after.items() if k not in ("message", "table")}
-    assert rest == {k: v for k, v in before.items() if k not in ("message", "table")}
-    table_rest = {k: v for k, v in after["table"].items() if k != "cannot_save"}
-    assert table_rest == {k: v for k, v in before["table"].items() if k != "cannot_save"}
-
-
-def _to_choose(table: TableService) -> dict[str, Any]:
-    for _ in range(30):
-        state = table.state()
-        if state["phase"] == "choose":
-            return state
-        if state["phase"] == "ready":
-            table.roll()
-        assert table.wait_quiet()
-    raise AssertionError("no roll to choose from in 30 tries")
-
-
-def _to_bankable(table: TableService) -> None:
-    for _ in range(60):
-        state = table.state()
-        if state["phase"] == "ready" and state["turn"]["can_bank"]:
-            return
-        if state["phase"] == "choose":
-            table.keep(state["turn"]["best"]["dice"])
-        elif state["phase"] == "ready":
-            table.roll()
-        assert table.wait_quiet()
-    raise AssertionError("no bankable turn in 60 steps")
+from tests.server.storage_faults import (
+    FaultAt,
+    full_disk,
+    journal_rows,
+    read_only,
+    shown_unchanged,
+    to_bankable,
+    to_choose,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -121,9 +50,9 @@ def test_an_action_the_storage_refuses_changes_nothing_and_answers_503(
     client = create_app(table.config, table, test_config={"TESTING": True}).test_client()
     table.new_game("dicenow", {}, ["Ann", "Ben"])
     if action == "keep":
-        _to_choose(table)
+        to_choose(table)
     if action == "bank":
-        _to_bankable(table)
+        to_bankable(table)
     assert table.wait_quiet()
     before, rows = table.state(), journal_rows(table)
     bodies = {
@@ -162,15 +91,15 @@ def test_a_step_of_the_table_the_storage_refuses_is_retried_and_never_half_done(
     with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
         table.new_game("dicenow", {}, ["Ann", "Ben"])
         if phase in ("remove_dice", "ready"):
-            state = _to_choose(table)
+            state = to_choose(table)
             best = state["turn"]["best"]["dice"]
             if len(best) == len(state["turn"]["roll"]):
                 pytest.skip("hot dice: nothing to take out of the tray")
-            fault = ReadOnlyAt(table, {phase})
+            fault = FaultAt(table, {phase})
             with pytest.raises(StorageError) if phase == "remove_dice" else _no_error():
                 table.keep(best)
         else:
-            fault = ReadOnlyAt(table, {phase})
+            fault = FaultAt(table, {phase})
             with pytest.raises(StorageError) if phase == "shaking" else _no_error():
                 table.roll()
         # a command's step is the caller's to send again; the table's own steps retry
@@ -209,36 +138,11 @@ def test_a_full_disk_is_refused_the_same_way(table: TableService) -> None:
     table.new_game("dicenow", {}, ["Ann", "Ben"])
     assert table.wait_quiet()
     before, rows = table.state(), journal_rows(table)
-    store = table.store
-    with store._lock:
-        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-        store._conn.execute(f"PRAGMA max_page_count = {pages}")
-        fill = (  # use up the free space of the pages there are, in every table written
-            (
-                "INSERT INTO meta VALUES ('fill' || ?, 'x')",
-                "DELETE FROM meta WHERE key LIKE 'fill%'",
-            ),
-            (
-                "INSERT INTO journal (game_id, snapshot, at) VALUES (NULL, ?, '')",
-                "DELETE FROM journal WHERE at = ''",
-            ),
-        )
-        for insert, _ in fill:
-            for i in range(1_000_000):
-                try:
-                    store._conn.execute(insert, (str(i),))
-                except sqlite3.OperationalError as exc:
-                    assert "full" in str(exc)
-                    break
-        filled = journal_rows(table)
-    response = client.post("/api/roll", json={}, headers=PIN)
-    assert response.status_code == 503 and response.get_json()["error"] == CANNOT_SAVE
-    shown_unchanged(before, table.state())
-    assert journal_rows(table) == filled and filled[: len(rows)] == rows
-    with store._lock:
-        for _, delete in fill:
-            store._conn.execute(delete)
-        store._conn.execute("PRAGMA max_page_count = 1073741823")
+    with full_disk(table) as filled:
+        response = client.post("/api/roll", json={}, headers=PIN)
+        assert response.status_code == 503 and response.get_json()["error"] == CANNOT_SAVE
+        shown_unchanged(before, table.state())
+        assert journal_rows(table) == filled and filled[: len(rows)] == rows
     assert journal_rows(table) == rows
     assert client.post("/api/roll", json={}, headers=PIN).status_code == 200
 
@@ -288,7 +192,7 @@ def _played(tmp_path: Path) -> tuple[Path, int]:
     config = make_config(tmp_path / "state")
     with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
         game_id = table.new_game("dicenow", {}, ["Ann", "Ben"])["game_id"]
-        _to_choose(table)
+        to_choose(table)
     return tmp_path / "state", game_id
 
 
