@@ -10,6 +10,7 @@ controller, and the tower operations the simulated tray.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,13 +80,26 @@ def _row_json(row: sqlite3.Row, column: str) -> Any:
         ) from None
 
 
-def _why(exc: sqlite3.Error) -> str:
-    """SQLite's error in words a person acts on."""
+FULL_BELOW_BYTES = 64 * 1024  # free space under which a failed open is put down to a full disk
+
+
+def _why(exc: sqlite3.Error, directory: Path | None = None) -> str:
+    """SQLite's error in words a person acts on.
+
+    A full disk met while opening shows as "disk I/O error" (SQLite's
+    recovery could not write its index file): the free space in
+    ``directory`` tells the two apart.
+    """
     text = str(exc)
     if "readonly" in text or "read-only" in text:
         return f"it is read-only ({text})"
     if "full" in text:
         return f"the disk is full ({text})"
+    if directory is not None:
+        with suppress(OSError):
+            space = os.statvfs(directory)
+            if space.f_bavail * space.f_frsize < FULL_BELOW_BYTES:
+                return f"the disk is full: free some space ({text})"
     return text
 
 
@@ -189,7 +203,7 @@ class Store:
             self._reader.row_factory = sqlite3.Row
         except sqlite3.Error as exc:
             raise StorageRefused(
-                f"state database {self.path} cannot be used: {_why(exc)}"
+                f"state database {self.path} cannot be used: {_why(exc, self.path.parent)}"
             ) from None
         self._closed = False
 

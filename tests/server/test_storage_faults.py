@@ -260,3 +260,21 @@ def test_recover_sets_the_damaged_game_aside_and_starts_clean(tmp_path: Path) ->
         table.stop()
     with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as again:
         assert [p["name"] for p in again.state()["players"]] == ["Cy", "Di"]
+
+
+def test_a_failed_open_on_a_full_disk_says_the_disk_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite says "disk I/O error" when its recovery cannot write on a full disk."""
+    from server import store as store_module
+
+    error = sqlite3.OperationalError("disk I/O error")
+    assert store_module._why(error, tmp_path) == "disk I/O error"  # space left: as SQLite said
+
+    class NoSpace:
+        f_bavail, f_frsize = 3, 4096
+
+    monkeypatch.setattr(store_module.os, "statvfs", lambda path: NoSpace())
+    assert (
+        store_module._why(error, tmp_path) == "the disk is full: free some space (disk I/O error)"
+    )
