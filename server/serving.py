@@ -10,9 +10,11 @@ broker publishes is encoded once and appended to every open stream's output
 on the loop thread, which sends it as the sockets take it: one wake-up per
 event, not one thread per page. Worker threads serve only requests, so the
 API keeps its threads however many pages are open; :attr:`Limits.streams`
-bounds the pages (the next one gets 503) and a stream whose reader falls
-more than ``backlog_bytes`` behind is closed (the browser reconnects with
-``Last-Event-ID`` and gets the newest state).
+bounds the pages (the next one gets 503). A stream whose reader is slow
+gets nothing new while more than ``lag_bytes`` of its output wait; once its
+socket has taken them, it gets every state it missed (from the broker's
+history) in one go, or only the newest if that would be over
+``backlog_bytes``: backpressure without a thread, and a bounded queue.
 
 Connections cost no thread until a whole request has arrived, so the
 connection limit can be far above the thread count; what is bounded instead
@@ -62,7 +64,8 @@ class Limits:
     request_s: float = 10.0
     stall_s: float = 30.0
     cleanup_s: float = 2.0
-    backlog_bytes: int = 256 * 1024  # output a stream may queue before it is closed
+    lag_bytes: int = 64 * 1024  # output waiting past which a stream gets nothing new for now
+    backlog_bytes: int = 256 * 1024  # the most a slow stream catches up at once
 
     @classmethod
     def for_threads(cls, threads: int, streams: int = STREAMS) -> Limits:
@@ -95,6 +98,7 @@ class _Stream:
         self.broker, self.seen, self.chunked = broker, seen, chunked
         self.sent_at = time.monotonic()
         self.ended = False
+        self.behind = False  # news held back while its reader is slow
 
 
 class StreamTask(WSGITask):  # type: ignore[misc]
@@ -149,15 +153,9 @@ class StreamChannel(HTTPChannel):  # type: ignore[misc]
             hub = self.server.hub
             self.server.trigger.pull_trigger(lambda: hub.adopt(self))
 
-    def push(self, data: bytes, backlog: int) -> None:
+    def push(self, data: bytes) -> None:
         """Queue ``data`` and send what the socket takes now (on the loop thread)."""
         if self.will_close or not self.connected:
-            return
-        if self.total_outbufs_len + len(data) > backlog:
-            log.info("closing an event stream %d bytes behind", self.total_outbufs_len)
-            self.will_close = True
-            with contextlib.suppress(OSError):
-                self.socket.shutdown(socket.SHUT_RDWR)
             return
         if not self.total_outbufs_len:
             # Nothing queued (the usual case): one send, no buffer copies.
@@ -176,6 +174,12 @@ class StreamChannel(HTTPChannel):  # type: ignore[misc]
         with self.outbuf_lock:  # the rest goes when the socket takes it
             self.outbufs[-1].append(data)
             self.total_outbufs_len += len(data)
+
+    def handle_write(self) -> None:
+        super().handle_write()
+        stream = self.stream
+        if stream is not None and stream.behind and not self.total_outbufs_len:
+            self.server.hub.catch_up(self)  # its reader has taken all: what it missed
 
     def handle_close(self) -> None:
         super().handle_close()
@@ -238,26 +242,42 @@ class StreamHub:
         """Send every stream what was published since it last heard (on the loop thread)."""
         cache: dict[tuple[int, int, bool], tuple[int, bytes, bool]] = {}
         for channel in list(self.streams):
-            stream = channel.stream
-            assert stream is not None
-            key = (id(stream.broker), stream.seen, stream.chunked)
-            if key not in cache:
-                newest, texts, closed = stream.broker.since(stream.seen)
-                data = "".join(texts).encode()
-                if stream.chunked and data:
-                    data = _chunk(data)
-                if closed and stream.chunked:
-                    data += b"0\r\n\r\n"
-                cache[key] = (newest, data, closed)
-            newest, data, closed = cache[key]
-            stream.seen = newest
-            if data:
-                stream.sent_at = time.monotonic()
-                channel.push(data, self.limits.backlog_bytes)
-            if closed:
-                self.streams.discard(channel)
-                channel.close_when_flushed = True
-                channel.handle_write()
+            self._send_news(channel, cache)
+
+    def catch_up(self, channel: StreamChannel) -> None:
+        """A slow stream's reader has taken its output: send what it missed meanwhile."""
+        if channel in self.streams:
+            self._send_news(channel, {})
+
+    def _send_news(
+        self, channel: StreamChannel, cache: dict[tuple[int, int, bool], tuple[int, bytes, bool]]
+    ) -> None:
+        stream = channel.stream
+        assert stream is not None
+        if channel.total_outbufs_len > self.limits.lag_bytes:
+            stream.behind = True  # nothing new until its socket has taken this
+            return
+        stream.behind = False
+        key = (id(stream.broker), stream.seen, stream.chunked)
+        if key not in cache:
+            newest, texts, closed = stream.broker.since(stream.seen)
+            data = "".join(texts).encode()
+            if len(data) > self.limits.backlog_bytes:
+                data = texts[-1].encode()  # too far behind: the newest state will do
+            if stream.chunked and data:
+                data = _chunk(data)
+            if closed and stream.chunked:
+                data += b"0\r\n\r\n"
+            cache[key] = (newest, data, closed)
+        newest, data, closed = cache[key]
+        stream.seen = newest
+        if data:
+            stream.sent_at = time.monotonic()
+            channel.push(data)
+        if closed:
+            self.streams.discard(channel)
+            channel.close_when_flushed = True
+            channel.handle_write()
 
     def keep_alive(self, now: float) -> None:
         """A keep-alive comment on every stream quiet for the broker's ``keepalive_s``.
@@ -273,10 +293,10 @@ class StreamHub:
             assert stream is not None
             if not channel.total_outbufs_len:
                 channel.last_activity = wall
-            if now - stream.sent_at >= stream.broker.keepalive_s:
+            if now - stream.sent_at >= stream.broker.keepalive_s and not channel.total_outbufs_len:
                 stream.sent_at = now
                 data = KEEPALIVE.encode()
-                channel.push(_chunk(data) if stream.chunked else data, self.limits.backlog_bytes)
+                channel.push(_chunk(data) if stream.chunked else data)
 
 
 class GuardedServer(TcpWSGIServer):  # type: ignore[misc]

@@ -11,6 +11,8 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -31,6 +33,19 @@ def test_limits_give_streams_a_budget_of_their_own() -> None:
     assert small.connections < big.connections
 
 
+@contextmanager
+def _serving(service, limits: Limits) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+    service.max_streams = limits.streams
+    server = create_server(create_app(service.config, service), "127.0.0.1", 0, limits)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield server
+    service.broker.close()  # end the streams before their server, as `serve` does
+    time.sleep(0.3)
+    server.close()
+    thread.join(5)
+
+
 @pytest.fixture
 def served(service) -> Any:  # type: ignore[no-untyped-def]
     """The app under the guarded waitress server on a free loopback port, short timeouts."""
@@ -38,15 +53,8 @@ def served(service) -> Any:  # type: ignore[no-untyped-def]
     limits = replace(
         Limits.for_threads(4, streams=12), idle_s=1.0, request_s=1.5, stall_s=1.5, cleanup_s=1.0
     )
-    service.max_streams = limits.streams
-    server = create_server(create_app(service.config, service), "127.0.0.1", 0, limits)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield server, limits
-    service.broker.close()  # end the streams before their server, as `serve` does
-    time.sleep(0.3)
-    server.close()
-    thread.join(5)
+    with _serving(service, limits) as server:
+        yield server, limits
 
 
 def _open(port: int, data: bytes = b"", rcvbuf: int | None = None) -> socket.socket:
@@ -211,3 +219,34 @@ def test_a_stream_keeps_the_sse_contract_through_the_server(served, service) -> 
     # the service's shutdown ends every stream cleanly
     service.broker.close()
     assert page.ended.wait(10) and back.ended.wait(10)
+
+
+def test_a_slow_page_is_held_back_then_gets_every_state_it_missed(service) -> None:
+    limits = Limits.for_threads(4, streams=4)  # the usual 30 s before a stall is cut
+    with _serving(service, limits) as server:
+        _slow_page(server, limits, service)
+
+
+def _slow_page(server: Any, limits: Limits, service: Any) -> None:
+    port = int(server.effective_port)
+    sock = _open(port, b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", rcvbuf=4096)
+    time.sleep(0.3)
+    first = service.state()["seq"]
+    size = len(service.state_json())
+    count = (3 * limits.lag_bytes) // size + 5  # past the kernel's buffers and the lag
+    assert count * size < limits.backlog_bytes  # all of it can be caught up
+    for _ in range(count):
+        service.controller.call(service.controller.touch)
+    final = service.state()["seq"]
+    assert final >= first + count
+    time.sleep(0.2)
+    streams = list(server.hub.streams)
+    assert len(streams) == 1 and streams[0].stream.behind  # news held back, not queued
+    assert streams[0].total_outbufs_len <= limits.lag_bytes + 2 * size
+    sock.settimeout(5)
+    received, seqs = b"", []
+    while not seqs or seqs[-1] < final:
+        received += sock.recv(65536)
+        seqs = [int(line[4:]) for line in received.split(b"\n") if line.startswith(b"id: ")]
+    assert seqs == list(range(first, final + 1))  # every state, in order, none twice
+    sock.close()
