@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -167,7 +168,7 @@ def _crowd_process(
     ready.set()
     halt.wait(600)
     crowd.stop()
-    results.put([(p.seqs, p.status, p.error) for p in crowd.pages])
+    results.put([(p.seqs, p.status, p.error, p.closed) for p in crowd.pages])
 
 
 class CrowdProcess:
@@ -188,9 +189,9 @@ class CrowdProcess:
 
     def stop(self) -> None:
         self.halt.set()
-        for seqs, status, error in self.results.get(timeout=120):
+        for seqs, status, error, closed in self.results.get(timeout=120):
             page = Page()
-            page.seqs, page.status, page.error = seqs, status, error
+            page.seqs, page.status, page.error, page.closed = seqs, status, error, closed
             self.pages.append(page)
         self.proc.join(30)
 
@@ -207,6 +208,10 @@ def _cpu_s(pid: int) -> float:
     """CPU seconds (user + system) the process has used; the machine's load barely moves it."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _gaps(seqs: list[int]) -> bool:
+    return any(b > a + 1 for a, b in itertools.pairwise(seqs))
 
 
 def _p(values: list[float], q: float) -> float:
@@ -287,6 +292,8 @@ def run(hostile: int, pages: int, threads: int, actions: int, seed: int) -> dict
         "pages_live": len(live),
         "pages_with_every_event": complete,
         "pages_503": len(refused),
+        "pages_cut_off": sum(1 for p in live if p.closed),  # the server ended the stream
+        "pages_with_gaps": sum(1 for p in live if _gaps(p.seqs)),
         "pages_other": [p.status or p.error for p in crowd.pages if p.status not in (200, 503)][:5],
         "service_during": during,
         "service_after": after,

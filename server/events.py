@@ -143,12 +143,10 @@ class Broker:
         with self._cond:
             self.subscribers -= 1
 
-    def since(self, last: int) -> tuple[int, list[str], bool]:
-        """(newest publication number, the event texts after ``last``, whether closed)."""
+    def since(self, last: int) -> tuple[list[tuple[int, str]], bool]:
+        """The publications after ``last`` (number, event text), oldest first; whether closed."""
         with self._cond:
-            pending = self._pending(last)
-            newest = pending[-1][0] if pending else last
-            return newest, [text for _, _, text in pending], self._closed
+            return [(n, text) for n, _, text in self._pending(last)], self._closed
 
     def subscribe(self, last_id: int | None = None) -> Iterator[str]:
         """Yield SSE text: every state after ``last_id`` (None: the newest at once).

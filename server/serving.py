@@ -12,9 +12,10 @@ event, not one thread per page. Worker threads serve only requests, so the
 API keeps its threads however many pages are open; :attr:`Limits.streams`
 bounds the pages (the next one gets 503). A stream whose reader is slow
 gets nothing new while more than ``lag_bytes`` of its output wait; once its
-socket has taken them, it gets every state it missed (from the broker's
-history) in one go, or only the newest if that would be over
-``backlog_bytes``: backpressure without a thread, and a bounded queue.
+socket has taken them, it gets every state it missed from the broker's
+history, ``backlog_bytes`` at most at a time: backpressure without a
+thread, and a bounded queue. (A reader more than the history behind gets
+the newest state, as a browser coming back does.)
 
 Connections cost no thread until a whole request has arrived, so the
 connection limit can be far above the thread count; what is bounded instead
@@ -190,6 +191,10 @@ class StreamChannel(HTTPChannel):  # type: ignore[misc]
             self.server.hub.drop(self)
 
 
+_NewsKey = tuple[int, int, bool]  # broker, publication seen, chunked
+_News = tuple[int, bytes, bool, bool]  # publication reached, bytes, closed, more to come
+
+
 def _chunk(data: bytes) -> bytes:
     return b"%X\r\n%s\r\n" % (len(data), data)
 
@@ -240,7 +245,7 @@ class StreamHub:
 
     def pump(self) -> None:
         """Send every stream what was published since it last heard (on the loop thread)."""
-        cache: dict[tuple[int, int, bool], tuple[int, bytes, bool]] = {}
+        cache: dict[_NewsKey, _News] = {}
         for channel in list(self.streams):
             self._send_news(channel, cache)
 
@@ -249,35 +254,52 @@ class StreamHub:
         if channel in self.streams:
             self._send_news(channel, {})
 
-    def _send_news(
-        self, channel: StreamChannel, cache: dict[tuple[int, int, bool], tuple[int, bytes, bool]]
-    ) -> None:
+    def _send_news(self, channel: StreamChannel, cache: dict[_NewsKey, _News]) -> None:
         stream = channel.stream
         assert stream is not None
-        if channel.total_outbufs_len > self.limits.lag_bytes:
-            stream.behind = True  # nothing new until its socket has taken this
-            return
-        stream.behind = False
-        key = (id(stream.broker), stream.seen, stream.chunked)
-        if key not in cache:
-            newest, texts, closed = stream.broker.since(stream.seen)
-            data = "".join(texts).encode()
-            if len(data) > self.limits.backlog_bytes:
-                data = texts[-1].encode()  # too far behind: the newest state will do
-            if stream.chunked and data:
-                data = _chunk(data)
-            if closed and stream.chunked:
-                data += b"0\r\n\r\n"
-            cache[key] = (newest, data, closed)
-        newest, data, closed = cache[key]
-        stream.seen = newest
-        if data:
-            stream.sent_at = time.monotonic()
-            channel.push(data)
-        if closed:
-            self.streams.discard(channel)
-            channel.close_when_flushed = True
-            channel.handle_write()
+        more = True
+        while more and not channel.will_close:
+            if channel.total_outbufs_len > self.limits.lag_bytes:
+                stream.behind = True  # nothing new until its socket has taken this
+                return
+            key = (id(stream.broker), stream.seen, stream.chunked)
+            if key not in cache:
+                cache[key] = self._news(stream)
+            newest, data, closed, more = cache[key]
+            stream.behind = more  # the rest once its socket has taken this batch
+            stream.seen = newest
+            if data:
+                stream.sent_at = time.monotonic()
+                channel.push(data)
+            if closed:
+                self.streams.discard(channel)
+                channel.close_when_flushed = True
+                channel.handle_write()
+                return
+            if channel.total_outbufs_len:
+                return  # the socket is full: handle_write resumes when it drains
+
+    def _news(self, stream: _Stream) -> _News:
+        """What ``stream`` is sent next: at most ``backlog_bytes`` (one state at least).
+
+        A reader far behind goes through the broker's history a batch at a
+        time, each when its socket has taken the one before.
+        """
+        news, closed = stream.broker.since(stream.seen)
+        size, upto = 0, 0
+        for upto, (_, text) in enumerate(news, 1):
+            size += len(text)
+            if size > self.limits.backlog_bytes and upto > 1:
+                upto -= 1
+                break
+        more = upto < len(news)
+        data = "".join(text for _, text in news[:upto]).encode()
+        if stream.chunked and data:
+            data = _chunk(data)
+        if closed and stream.chunked and not more:
+            data += b"0\r\n\r\n"
+        newest = news[upto - 1][0] if news else stream.seen
+        return newest, data, closed and not more, more
 
     def keep_alive(self, now: float) -> None:
         """A keep-alive comment on every stream quiet for the broker's ``keepalive_s``.
