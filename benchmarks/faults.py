@@ -54,7 +54,7 @@ from server.app import create_app  # noqa: E402
 from server.service import DB_NAME, TableService  # noqa: E402
 from server.serving import Limits, create_server  # noqa: E402
 from server.store import CANNOT_SAVE, StorageRefused  # noqa: E402
-from tests.server.conftest import FAST, PIN, make_config  # noqa: E402
+from tests.server.conftest import ADMIN, FAST, PIN, make_config  # noqa: E402
 from tests.server.storage_faults import (  # noqa: E402
     FaultAt,
     full_disk,
@@ -160,7 +160,7 @@ class Served:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
             data = None if body is None else json.dumps(body)
-            headers = {**PIN, "Content-Type": "application/json"}
+            headers = {**PIN, **ADMIN, "Content-Type": "application/json"}  # the host
             conn.request(method, path, body=data, headers=headers)
             response = conn.getresponse()
             return response.status, json.loads(response.read())
