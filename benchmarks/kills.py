@@ -14,6 +14,7 @@ Run: ``.venv/bin/python benchmarks/kills.py [--kills 40] [--seed 1]``.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
@@ -85,8 +86,8 @@ def main() -> int:
                         acknowledged += 1
                     time.sleep(rng.uniform(0.0, 0.3))
                     state = service.request("GET", "/api/state")
-            except (OSError, RuntimeError, ValueError):
-                pass  # the kill landed mid-request: that request was not acknowledged
+            except (OSError, RuntimeError, ValueError, http.client.HTTPException):
+                pass  # the kill landed mid-request or mid-answer: that one was not acknowledged
             finally:
                 timer.cancel()
                 service.proc.wait(10)
