@@ -291,8 +291,11 @@ def load_exported(net: Any, path: Path) -> None:
             layer.bias.copy_(b)
 
 
-def loss_of(out: torch.Tensor, t: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-    """Focal loss on the centre map, L1 on offsets and sizes, cross-entropy on the class."""
+def loss_of(
+    out: torch.Tensor, t: dict[str, torch.Tensor], face_weight: float = 1.0
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Focal loss on the centre map, L1 on offsets and sizes, cross-entropy on the class
+    (weighed by ``face_weight``)."""
     import torch
     from torch import nn
 
@@ -316,7 +319,7 @@ def loss_of(out: torch.Tensor, t: dict[str, torch.Tensor]) -> tuple[torch.Tensor
     size = ((out[:, 3] - reg[:, 2]).abs() * sized).sum() / sized.sum().clamp(min=1.0)
     logits = out[:, 4:].permute(0, 2, 3, 1)[has]
     ce = nn.functional.cross_entropy(logits, cls[has]) if len(logits) else out.sum() * 0
-    total = focal + off + 0.5 * size + ce
+    total = focal + off + 0.5 * size + face_weight * ce
     parts = {"heat": focal, "off": off, "size": size, "cls": ce}
     return total, {k: float(v.detach()) for k, v in parts.items()}
 

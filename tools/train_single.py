@@ -213,6 +213,104 @@ def export(net: Any, out: Path, info: dict[str, Any]) -> None:
     net.train()
 
 
+def load_init(net: Any, path: Path, probe: Any) -> int:
+    """Start ``net`` from ``path``: a checkpoint (``.pt``, saved by this tool) or an exported
+    model (``.onnx``) of the same layers; the training steps it had, or 0 when unknown.
+
+    An export has its normalisation folded into its convolutions; each normalisation layer
+    here is set from the statistics of ``probe`` (a batch of frames) so that the net answers
+    as the export does on it, and the two are compared there.
+    """
+    import torch
+    from torch import nn
+
+    if not path.is_file():
+        raise SystemExit(f"--init {path}: no such file; expected a .pt checkpoint or .onnx model")
+    if path.suffix == ".pt":
+        try:
+            saved = torch.load(path, map_location="cpu", weights_only=True)
+            net.load_state_dict(saved["state_dict"])
+        except Exception as exc:  # torch raises unpickling, key and shape errors alike
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise SystemExit(f"--init {path}: not a checkpoint of this net ({first})") from None
+        return int(saved.get("steps", 0))
+    if path.suffix != ".onnx":
+        raise SystemExit(f"--init {path}: expected a .pt checkpoint or an .onnx model")
+    import onnx
+    from onnx import numpy_helper
+
+    try:
+        model = onnx.load(str(path))
+    except Exception as exc:  # onnx raises its own decode errors
+        raise SystemExit(f"--init {path}: not an ONNX model ({type(exc).__name__})") from None
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    nodes = [n for n in model.graph.node if n.op_type == "Conv"]
+    modules = list(net.modules())
+    convs = [m for m in modules if isinstance(m, nn.Conv2d)]
+    if len(nodes) != len(convs):
+        raise SystemExit(
+            f"--init {path}: the model has {len(nodes)} convolutions; this net has {len(convs)}"
+        )
+    folded: dict[nn.Module, torch.Tensor] = {}  # normalisation layer -> the bias folded into it
+    with torch.no_grad():
+        for node, conv in zip(nodes, convs, strict=True):
+            if len(node.input) < 3 or node.input[1] not in weights or node.input[2] not in weights:
+                raise SystemExit(f"--init {path}: convolution {node.name} has no weights")
+            w, b = (torch.from_numpy(weights[name].copy()) for name in node.input[1:3])
+            if w.shape != conv.weight.shape:
+                raise SystemExit(
+                    f"--init {path}: convolution {node.name} is {tuple(w.shape)};"
+                    f" this net's is {tuple(conv.weight.shape)}"
+                )
+            conv.weight.copy_(w)
+            if conv.bias is not None:
+                conv.bias.copy_(b)
+                continue
+            after = modules[modules.index(conv) + 1]
+            if not isinstance(after, nn.BatchNorm2d):
+                raise SystemExit(f"--init {path}: this net's layers do not match the model's")
+            folded[after] = b
+
+    def match_batch(layer: nn.Module, inputs: tuple[torch.Tensor, ...]) -> None:
+        x = inputs[0]
+        mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3), unbiased=False)
+        layer.running_mean.copy_(mean)
+        layer.running_var.copy_(var)
+        layer.weight.copy_(torch.sqrt(var + layer.eps))
+        layer.bias.copy_(mean + folded[layer])
+
+    hooks = [layer.register_forward_pre_hook(match_batch) for layer in folded]
+    with torch.no_grad():
+        net.train()
+        net(probe)
+    for hook in hooks:
+        hook.remove()
+    net.eval()
+    with torch.no_grad():
+        ours = net(probe).numpy()
+    net.train()
+    theirs = cv2.dnn.readNetFromONNX(str(path))
+    theirs.setInput(probe.numpy())
+    gap = float(np.abs(theirs.forward() - ours).max())
+    if not gap < 1e-2:
+        raise SystemExit(f"--init {path}: this net answers {gap:.3g} away from the model")
+    try:
+        info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        return int(info.get("steps", 0))
+    except (OSError, ValueError, AttributeError, TypeError):
+        return 0
+
+
+def save_checkpoint(net: Any, path: Path, info: dict[str, Any], step: int) -> None:
+    """The net's weights and statistics (``.pt``) and its export (``.onnx``, JSON beside)."""
+    import torch
+
+    part = path.with_suffix(".part.pt")
+    torch.save({"state_dict": net.state_dict(), "steps": step}, part)
+    part.replace(path.with_suffix(".pt"))
+    export(net, path.with_suffix(".onnx"), {**info, "steps": step})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, required=True, help="folder of labelled folders")
@@ -227,6 +325,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=SINGLE_FILE)
     parser.add_argument("--cache", type=Path, help="folder to keep the rendered frames in")
     parser.add_argument(
+        "--init", type=Path, help="start from this checkpoint (.pt) or export (.onnx) of the net"
+    )
+    parser.add_argument(
+        "--face-weight", type=float, default=1.0, help="weight of the face loss against the rest"
+    )
+    parser.add_argument(
+        "--checkpoint-minutes",
+        type=float,
+        default=15.0,
+        help="save OUT-STEP.pt and .onnx this often, and read the held-out photos",
+    )
+    parser.add_argument(
         "--photo-share", type=float, default=0.5, help="share of crops taken from photos"
     )
     parser.add_argument(
@@ -240,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
         "--export-only", action="store_true", help="export the untrained net (to time it)"
     )
     args = parser.parse_args(argv)
+    if not 0.0 < args.face_weight <= 100.0:
+        parser.error(f"--face-weight is {args.face_weight}; expected a weight above 0, up to 100")
+    if not args.checkpoint_minutes > 0.0:
+        parser.error(f"--checkpoint-minutes is {args.checkpoint_minutes}; expected above 0")
     try:
         import torch
     except ImportError:
@@ -271,10 +385,17 @@ def main(argv: list[str] | None = None) -> int:
     share = args.photo_share if len(pools) > 1 else 0.0
     parts = [1.0 - share] + [share * w for p, w in ((nell, 0.58), (others, 0.42)) if p]
     weights = [w / sum(parts) for w in parts]
+    first = 0
+    if args.init is not None:
+        probe, _ = train_detector.batch_of(pools, weights, 32, np.random.default_rng(args.seed))
+        first = load_init(net, args.init, probe.contiguous(memory_format=torch.channels_last))
+        print(f"started from {args.init} ({first} steps)", file=sys.stderr, flush=True)
+    info["init"] = {"model": str(args.init), "steps": first} if args.init else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     start = time.monotonic()
     budget = args.minutes * 60
     step, totals = 0, {}
+    saved_at = start
     while (elapsed := time.monotonic() - start) < budget:
         for g in optimiser.param_groups:  # a short warm-up, then cosine decay over the time
             warm = min(1.0, (step + 1) / 100)
@@ -282,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
             g["lr"] = args.lr * warm * cosine
         x, t = train_detector.batch_of(pools, weights, args.batch, rng)
         out = net(x.contiguous(memory_format=torch.channels_last))
-        loss, losses = train_detector.loss_of(out, t)
+        loss, losses = train_detector.loss_of(out, t, args.face_weight)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -293,10 +414,15 @@ def main(argv: list[str] | None = None) -> int:
             mean = " ".join(f"{k} {v / 100:.3f}" for k, v in totals.items())
             print(f"step {step} ({elapsed / 60:.1f} min): {mean}", file=sys.stderr, flush=True)
             totals = {}
-        if step % 1000 == 0:
-            export(net, args.out, {**info, "steps": step})
-    export(net, args.out, {**info, "steps": step})
-    print(f"{step} steps; {train_detector.evaluate(net, args.photos)}", file=sys.stderr)
+        if time.monotonic() - saved_at >= args.checkpoint_minutes * 60:
+            mark = args.out.with_name(f"{args.out.stem}-{first + step}.onnx")
+            save_checkpoint(net, mark, info, first + step)
+            held = train_detector.evaluate(net, args.photos)
+            print(f"checkpoint {mark} ({first + step} steps); {held}", file=sys.stderr, flush=True)
+            saved_at = time.monotonic()
+    save_checkpoint(net, args.out, info, first + step)
+    held = train_detector.evaluate(net, args.photos)
+    print(f"{step} steps ({first + step} in all); {held}", file=sys.stderr)
     return 0
 
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar
 
+import cv2
 import pytest
 
 from vision.calibration import Calibration
 from vision.reading import Die
+from vision.render import random_scene
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "vision"
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
@@ -24,6 +29,37 @@ def load_tool(name: str) -> ModuleType:
     sys.modules[name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+Test = TypeVar("Test", bound=Callable[..., object])
+
+#: PyTorch and onnx, which only the training tools need (``pip install -e '.[train]'``)
+CAN_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "onnx"))
+
+
+def trains(test: Test) -> Test:
+    """Mark a test that runs a training tool: slow, skipped without PyTorch and onnx, and
+    quiet about the legacy ONNX exporter the tools use (its DeprecationWarning)."""
+    skip = pytest.mark.skipif(
+        not CAN_TRAIN, reason="training needs PyTorch and onnx (pip install -e '.[train]')"
+    )
+    quiet = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+    marked: Test = pytest.mark.slow(skip(quiet(test)))
+    return marked
+
+
+def labelled_folder(folder: Path, seeds: Iterable[int], dice: int = 4) -> Path:
+    """A labelled folder laid out as the development photos are: one rendered tower frame of
+    ``dice`` upright dice per seed (``p0.png``, ``p1.png``, ...) and ``labels.jsonl``."""
+    folder.mkdir(parents=True)
+    lines = []
+    for i, seed in enumerate(seeds):
+        frame, truth = random_scene(seed, dice, style="tower", cocked=0)
+        cv2.imwrite(str(folder / f"p{i}.png"), frame)
+        boxes = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
+        lines.append(json.dumps({"image": f"p{i}.png", "dice": boxes}))
+    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
 
 
 def nearest(dice: tuple[Die, ...], center: list[float], radius: float) -> Die | None:

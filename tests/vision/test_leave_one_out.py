@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import pytest
 
-from tests.vision.conftest import load_tool
-from vision.render import random_scene
+from tests.vision.conftest import labelled_folder, load_tool, trains
 
 train_detector = load_tool("train_detector")
 train_faces = load_tool("train_faces")  # after train_detector, which it imports
@@ -21,25 +19,14 @@ def photos(tmp_path: Path) -> Path:
     """Two labelled 'sources' of rendered frames, as the development photos are laid out."""
     root = tmp_path / "photos"
     for k, source in enumerate(("left", "kept")):
-        folder = root / source
-        folder.mkdir(parents=True)
-        lines = []
-        for i in range(4):
-            frame, truth = random_scene(900 + 10 * k + i, 4, style="tower", cocked=0)
-            cv2.imwrite(str(folder / f"p{i}.png"), frame)
-            dice = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
-            lines.append(json.dumps({"image": f"p{i}.png", "dice": dice}))
-        (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+        labelled_folder(root / source, range(900 + 10 * k, 904 + 10 * k))
     return root
 
 
-@pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's legacy ONNX export
+@trains
 def test_a_small_run_trains_without_the_source_and_reads_all_of_it(
     photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("torch", reason="training needs PyTorch (pip install -e '.[train]')")
-    pytest.importorskip("onnx", reason="training needs onnx (pip install -e '.[train]')")
     work = tmp_path / "work"
     argv = ["--photos", str(photos), "--source", "left", "--work", str(work), "--minutes", "0.02"]
     assert leave_one_out.main([*argv, "--rendered", "3", "--json", "--", "--batch", "16"]) == 0

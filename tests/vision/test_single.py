@@ -6,13 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
 import vision.reader
 from server.cli import main
-from tests.vision.conftest import DATA, load_tool
+from tests.vision.conftest import DATA, labelled_folder, load_tool, trains
 from vision.detect import (
     DETECTOR_FILE,
     DETECTOR_INFO,
@@ -190,23 +189,13 @@ def test_wide_styles_are_valid_and_vary() -> None:
     assert all(i.dice.shape[1] == 4 and i.image.shape == (480, 640, 3) for i in items)
 
 
-@pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's legacy ONNX export
+@trains
 def test_a_short_training_run_exports_a_model_the_loader_takes(tmp_path: Path) -> None:
-    pytest.importorskip("torch", reason="training needs PyTorch (pip install -e '.[train]')")
-    pytest.importorskip("onnx", reason="training needs onnx (pip install -e '.[train]')")
-    photos = tmp_path / "photos" / "rendered"
-    photos.mkdir(parents=True)
-    lines = []
-    for i in range(3):
-        frame, truth = random_scene(950 + i, 4, style="tower", cocked=0)
-        cv2.imwrite(str(photos / f"p{i}.png"), frame)
-        dice = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
-        lines.append(json.dumps({"image": f"p{i}.png", "dice": dice}))
-    (photos / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    photos = labelled_folder(tmp_path / "photos" / "rendered", range(950, 953))
     out = tmp_path / "single.onnx"
     argv = ["--photos", str(photos.parent), "--rendered", "2", "--minutes", "0.02"]
     assert train_single.main([*argv, "--width", "16", "--stem", "8", "--out", str(out)]) == 0
+    assert out.with_suffix(".pt").is_file()  # the checkpoint a later run can start from
     info = json.loads(out.with_suffix(".json").read_text())
     assert info["steps"] >= 1 and all(p.startswith("rendered/") for p in info["trained_on_photos"])
     frame, _ = random_scene(0, 6)
@@ -223,24 +212,13 @@ def test_the_cache_gives_back_the_frames_it_kept(tmp_path: Path) -> None:
         assert a.side == b.side
 
 
-@pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's legacy ONNX export
+@trains
 def test_leave_one_out_trains_the_single_stage_reader_without_the_source(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("torch", reason="training needs PyTorch (pip install -e '.[train]')")
-    pytest.importorskip("onnx", reason="training needs onnx (pip install -e '.[train]')")
     root = tmp_path / "photos"
     for k, source in enumerate(("left", "kept")):
-        folder = root / source
-        folder.mkdir(parents=True)
-        lines = []
-        for i in range(3):
-            frame, truth = random_scene(960 + 10 * k + i, 4, style="tower", cocked=0)
-            cv2.imwrite(str(folder / f"p{i}.png"), frame)
-            dice = [{"value": d["value"], "box": d["box"]} for d in truth["dice"]]
-            lines.append(json.dumps({"image": f"p{i}.png", "dice": dice}))
-        (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+        labelled_folder(root / source, range(960 + 10 * k, 963 + 10 * k))
     work = tmp_path / "work"
     argv = ["--photos", str(root), "--source", "left", "--work", str(work), "--single"]
     extra = ["--", "--width", "16", "--stem", "8", "--blocks", "1"]
@@ -255,3 +233,52 @@ def test_leave_one_out_trains_the_single_stage_reader_without_the_source(
     (work / "single-without-left.json").write_text(json.dumps({"model": "another"}))
     with pytest.raises(SystemExit, match="not a single-stage dice reader"):
         leave_one_out.main([*argv, "--read-only"])
+
+
+@trains
+def test_a_run_starts_from_a_checkpoint_or_an_export_of_the_same_net(tmp_path: Path) -> None:
+    photos = labelled_folder(tmp_path / "photos" / "rendered", range(970, 972))
+    argv = ["--photos", str(photos.parent), "--rendered", "2", "--minutes", "0.02"]
+    argv += ["--width", "16", "--stem", "8", "--blocks", "1"]
+    first = tmp_path / "first.onnx"
+    assert train_single.main([*argv, "--out", str(first)]) == 0
+    steps = json.loads(first.with_suffix(".json").read_text())["steps"]
+    for start in (first, first.with_suffix(".pt")):  # the export: its folded normalisation
+        out = tmp_path / f"from-{start.suffix[1:]}.onnx"
+        assert train_single.main([*argv, "--init", str(start), "--out", str(out)]) == 0
+        info = json.loads(out.with_suffix(".json").read_text())
+        assert info["init"] == {"model": str(start), "steps": steps}
+        assert info["steps"] > steps  # counted on from the start's steps
+    checkpoint = first.with_suffix(".pt")
+    width, stem, blocks = (["--width", "24"], ["--stem", "4"], ["--blocks", "2"])
+    for other in (width, stem, blocks):  # not the same net: refused, on one line
+        for start in (first, checkpoint):
+            with pytest.raises(SystemExit) as exc:
+                train_single.main([*argv, *other, "--init", str(start), "--out", str(first)])
+            text = str(exc.value)
+            assert text.startswith(f"--init {start}:") and "\n" not in text, text
+
+
+@trains
+def test_a_start_that_is_no_model_is_refused_on_one_line(tmp_path: Path) -> None:
+    photos = labelled_folder(tmp_path / "photos" / "rendered", range(980, 981))
+    argv = ["--photos", str(photos.parent), "--rendered", "1", "--minutes", "0.01"]
+    argv += ["--width", "16", "--stem", "8", "--blocks", "1", "--out", str(tmp_path / "o.onnx")]
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    torn = tmp_path / "torn.pt"
+    torn.write_bytes(b"not a checkpoint")
+    cases = {
+        tmp_path / "none.pt": "no such file",
+        broken: "not an ONNX model",
+        torn: "not a checkpoint of this net",
+        photos / "labels.jsonl": "expected a .pt checkpoint or an .onnx model",
+    }
+    for start, words in cases.items():
+        with pytest.raises(SystemExit) as exc:
+            train_single.main([*argv, "--init", str(start)])
+        text = str(exc.value)
+        assert text.startswith(f"--init {start}:") and words in text and "\n" not in text, text
+    for bad in (["--face-weight", "0"], ["--checkpoint-minutes", "-1"]):
+        with pytest.raises(SystemExit):
+            train_single.main([*argv, *bad])
