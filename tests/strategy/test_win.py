@@ -350,6 +350,31 @@ def test_batched_games_are_the_games_each_bot_plays_alone(rules: RuleSet, table:
         assert game.state == alone.state
 
 
+def test_game_steps_stop_only_before_turns_a_win_player_has_not_solved(
+    rules: RuleSet, table: WinTable
+) -> None:
+    """The one game loop yields a win player's unsolved turns, each once, and nothing else."""
+    import random
+
+    from zilch.strategy.duel import game_steps
+
+    plain = [("Ann", make_bot("dicenow", rules)), ("Ben", make_bot("dicenow", rules))]
+    with pytest.raises(StopIteration):
+        next(game_steps(rules, plain, random.Random(3)))  # no win player: nothing to solve
+    win = WinBot(rules, table, keep=4096)
+    steps = game_steps(rules, [("Ann", win), ("Ben", make_bot("dicenow", rules))], random.Random(3))
+    asked: list[object] = []
+    try:
+        while True:
+            bot, key = next(steps)
+            assert bot is win and key not in asked
+            asked.append(key)
+            bot.prepare([key])
+    except StopIteration as stop:
+        final = stop.value.state
+    assert final.finished and asked  # Ann played turns, each solved once, ahead of deciding
+
+
 def test_turns_in_a_batch_decide_as_one_turn_alone(rules: RuleSet, table: WinTable) -> None:
     import random
 

@@ -85,34 +85,16 @@ def _player_names(bots: Sequence[Bot]) -> tuple[str, str]:
 def play_game(rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Random) -> Game:
     """Play one whole game between bots seated in this order; the finished game.
 
-    After a set-aside the bot's own ``then`` is carried out; between rolls
-    without one (a "nothing" bonus, a forgiven zilch) the bot is asked again.
-    A bank the game refuses (surpassing, which the bots do not model) becomes
-    a roll.
+    It runs :func:`game_steps` to the end without solving anything ahead: a
+    ``win`` player solves each new turn itself when it decides.
     """
-    game = Game(rules, [name for name, _ in seats])
-    by_name = dict(seats)
-    then: str | None = None
-    for _ in range(MAX_ACTIONS_PER_GAME):
-        state = game.state
-        if state.finished:
-            return game
-        me = state.current
-        if me is None:
-            raise DuelError("the game has no current player but is not finished")
-        if state.phase == "keep":
-            decision = by_name[me].decide(state, me)
-            game.keep(list(decision.keep))
-            then = decision.then
-            continue
-        if then is None and state.turn.rolls:
-            then = by_name[me].decide(state, me).then
-        if then == "bank" and game.bank_refusal() is None:
-            game.bank()
-        else:
-            game.roll([rng.randint(1, 6) for _ in range(state.turn.dice_left)])
-        then = None
-    raise DuelError(f"a game took more than {MAX_ACTIONS_PER_GAME} actions")
+    steps = game_steps(rules, seats, rng)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            finished: Game = stop.value
+            return finished
 
 
 Request = tuple[WinBot, TurnKey]
@@ -122,12 +104,16 @@ Request = tuple[WinBot, TurnKey]
 def game_steps(
     rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Random
 ) -> Generator[Request, None, Game]:
-    """:func:`play_game` as a generator that stops before each unsolved ``win`` turn.
+    """The game loop of a bot game, stopping before each unsolved ``win`` turn.
 
-    It yields ``(bot, key)`` where a ``win`` player is about to decide on a turn it
-    has not solved; whoever drives it solves the turn (with others, in one batch,
-    :meth:`WinBot.prepare`) and resumes it. The decisions are the bots' own
-    ``decide``, so the games are the ones :func:`play_game` plays.
+    After a set-aside the bot's own ``then`` is carried out; between rolls
+    without one (a "nothing" bonus, a forgiven zilch) the bot is asked again.
+    A bank the game refuses (surpassing, which the bots do not model) becomes
+    a roll. Where a ``win`` player is about to decide on a turn it has not
+    solved, the generator yields ``(bot, key)``; whoever drives it may solve
+    the turn first (with others, in one batch, :meth:`WinBot.prepare`) or not
+    (:func:`play_game`), then resumes it. The decisions are the bots' own
+    ``decide`` either way, so the game is the same.
     """
     game = Game(rules, [name for name, _ in seats])
     by_name = dict(seats)
