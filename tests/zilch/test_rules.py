@@ -130,7 +130,7 @@ def test_house_rules_accumulate_and_record() -> None:
         ({"pyramiding": "maybe"}, "use true or false"),
         ({"flat_values": "1000-2000"}, "use 1000-2000-3000 or 4000-5000-6000"),
         ({"flat_values": 5}, "use 1000-2000-3000"),
-        ({"straight": None}, "use 1000, 1200, 1500 or 2000"),
+        ({"straight": None}, "use 1000, 1200, 1500, 2000 or 2500"),
     ],
 )
 def test_bad_house_rule_values_name_the_allowed(house: dict[str, object], message: str) -> None:
@@ -198,7 +198,7 @@ VALID = {
     "three_ones": ["1000", "300"],
     "multiples": ["none", "doubling", "additive", "flat"],
     "flat_values": ["1000-2000-3000", "4000,5000,6000"],
-    "straight": ["1000", "1200", "1500", "2000"],
+    "straight": ["1000", "1200", "1500", "2000", "2500"],
     "three_pairs": ["0", "500", "750", "800", "1500", "2000"],
     "pairs_from_four": ["true", "off"],
     "two_triplets": ["0", "3000"],

@@ -174,3 +174,51 @@ def test_score_set_aside_agrees_with_the_legal_list(
         assert tuple(sorted(keep)) not in legal
     else:
         assert legal[tuple(sorted(keep))] == points
+
+
+# cardgames.io Farkle as domsleee/farkle scores it (src/precompute.rs), as house rules
+# on dicenow; docs/strategy.md solves it for the published 53.3% first-player figure.
+FARKLE_HOUSE_RULES = {
+    "straight": "2500",
+    "multiples": "flat",
+    "flat_values": "1000-2000-3000",
+    "three_pairs": "1500",
+    "entry_minimum": "0",
+    "bank_minimum": "0",
+    "zilch_penalty": "0",
+}
+
+
+def _farkle_reference(counts: tuple[int, ...]) -> int:
+    """Best points of a roll by that table, leftover dice scoring nothing (plain recursion)."""
+    best = 0
+    dice = sum(counts)
+
+    def minus(face: int, n: int) -> tuple[int, ...]:
+        return tuple(c - n if f == face else c for f, c in enumerate(counts, start=1))
+
+    for face, count in enumerate(counts, start=1):
+        if face in (1, 5) and count:
+            best = max(best, (100 if face == 1 else 50) + _farkle_reference(minus(face, 1)))
+        for n, points in ((3, 1000 if face == 1 else 100 * face), (4, 1000), (5, 2000), (6, 3000)):
+            if count >= n:
+                best = max(best, points + _farkle_reference(minus(face, n)))
+    if dice == 6 and all(c == 1 for c in counts):
+        best = max(best, 2500)
+    if dice == 6 and sorted(counts) == [0, 0, 0, 2, 2, 2]:
+        best = max(best, 1500)
+    return best
+
+
+def test_farkle_house_rules_score_every_roll_as_the_published_solver() -> None:
+    import itertools
+
+    rules = find_preset("dicenow").with_house_rules(FARKLE_HOUSE_RULES)
+    assert (rules.straight, rules.entry_needed(False), rules.zilch_penalty) == (2500, 0, 0)
+    for size in range(1, 7):
+        for roll in itertools.combinations_with_replacement(range(1, 7), size):
+            counts = tuple(roll.count(face) for face in range(1, 7))
+            best = best_set_aside(roll, rules)
+            assert (best.points if best else 0) == _farkle_reference(counts), roll
+    assert score_set_aside([1, 1, 1, 1], [1, 1, 1, 1, 2, 3], rules) == 1100  # 111 + 1 beats 1,000
+    assert score_set_aside([2, 2, 2, 2, 5, 5], [2, 2, 2, 2, 5, 5], rules) == 1100
