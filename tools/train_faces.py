@@ -18,13 +18,13 @@ import argparse
 import json
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
-import train_detector  # the sibling script: a script's own folder is on sys.path
+import train_detector  # the sibling scripts: a script's own folder is on sys.path
+import training
+from training import Item, Schedule
 
 from vision.bench import LabelledDie, match
 from vision.detect import (
@@ -43,7 +43,7 @@ FIRST_SEED = 800_000
 
 
 def examples(
-    items: list[Any], detector: Any
+    items: list[Item], detector: Detector
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """(frame index, centre x, centre y, side) of every crop to learn from, and its class.
 
@@ -109,23 +109,9 @@ def crop_batch(
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
         if hue and rng.random() < hue:
-            crop = rehue(crop, rng)
-        crops.append(train_detector.recolour(np.ascontiguousarray(crop), rng))
+            crop = training.rehue(crop, rng)
+        crops.append(training.recolour(np.ascontiguousarray(crop), rng))
     return crops_blob(crops)
-
-
-def rehue(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The crop with every hue turned by one random angle and its saturation scaled.
-
-    The photos show a few dozen dice; turning their hues gives the same bodies, pips, finishes
-    and lighting in colours no photo has (a teal marbled die from a green one, and so on).
-    """
-    hsv = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2HSV)
-    h = (hsv[:, :, 0].astype(np.int16) + int(rng.integers(0, 180))) % 180
-    s = hsv[:, :, 1].astype(np.float32) * rng.uniform(0.6, 1.4)
-    hsv[:, :, 0] = h.astype(np.uint8)
-    hsv[:, :, 1] = np.clip(s, 0, 255).astype(np.uint8)
-    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
 
 
 def build_net(px: int, widths: tuple[int, ...], batch_norm: bool = True) -> Any:
@@ -195,21 +181,16 @@ def main(argv: list[str] | None = None) -> int:
         widths = ()
     if len(widths) != 3 or min(widths) < 1:
         parser.error(f"--widths is {args.widths!r}; expected three positive counts like 24,48,96")
-    try:
-        import torch
-        from torch import nn
-    except ImportError:
-        raise SystemExit("train_faces needs PyTorch and onnx: pip install -e '.[train]'") from None
+    rng = training.start_torch("train_faces", args.seed)
+    import torch
+    from torch import nn
+
     detector = Detector(args.detector) if args.detector else load_detector()
     if detector is None:
         raise SystemExit("train the detector first: tools/train_detector.py")
-    torch.set_num_threads(1)  # a shared machine: one core, start it under nice
-    cv2.setNumThreads(1)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    photos, used = train_detector.photo_items(args.photos, tuple(args.leave_out))
-    train_detector.FIRST_SEED = FIRST_SEED  # other scenes than the detector's
-    rendered = train_detector.rendered_items(args.rendered, args.finishes)
+    photos, used = training.photo_items(args.photos, tuple(args.leave_out))
+    # other scenes than the detector's
+    rendered = train_detector.rendered_items(args.rendered, args.finishes, FIRST_SEED)
     print(f"{len(used)} photos, {len(rendered)} rendered frames", file=sys.stderr)
     frames, index, geometry, classes = examples(photos + rendered, detector)
     from_photo = index < len(photos)
@@ -224,35 +205,21 @@ def main(argv: list[str] | None = None) -> int:
     weights /= weights.sum()
     net = build_net(args.crop, widths, batch_norm=args.init is None)
     if args.init is not None:
-        train_detector.load_exported(net, args.init)
+        training.load_exported(net, args.init)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    start, budget, step, total = time.monotonic(), args.minutes * 60, 0, 0.0
-    while (elapsed := time.monotonic() - start) < budget:
-        for g in optimiser.param_groups:
-            g["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget)))
+
+    def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
         picks = rng.choice(len(classes), size=args.batch, p=weights)
         x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue))
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        step += 1
-        total += float(loss.detach())
-        if step % 200 == 0:
-            print(f"step {step} ({elapsed / 60:.1f} min): loss {total / 200:.3f}", file=sys.stderr)
-            total = 0.0
-    net.eval()
-    torch.onnx.export(
-        net,
-        (torch.zeros(1, 3, args.crop, args.crop),),
-        str(args.out),
-        input_names=["crops"],
-        output_names=["logits"],
-        dynamic_axes={"crops": {0: "dice"}, "logits": {0: "dice"}},
-        opset_version=13,
-        dynamo=False,
-    )
+        return loss, {"loss": float(loss.detach())}
+
+    schedule = Schedule(args.minutes, args.lr, log_every=200)
+    step = training.train_for(net, optimiser, schedule, loss_step)
+    shape = (1, 3, args.crop, args.crop)
+    axes = {"crops": {0: "dice"}, "logits": {0: "dice"}}
+    training.export_onnx(net, args.out, shape, ("crops", "logits"), axes)
     info = {
         "model": f"die face reader, {args.crop} px crops, classes: no face, 1..6",
         "crop_px": args.crop,

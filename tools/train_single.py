@@ -18,7 +18,7 @@ floors, clutter at the edges, oblique views to 45 degrees, stretched pixels, pil
 40 dice, every body and pip colour, marbled, translucent, metallic, engraved and big-one
 dice, JPEG, motion blur, glare, hard shadows; seeds from 600000) and the development
 photos' training split (the same split as tools/train_detector.py; the model's JSON lists
-the photos it saw). Crops, targets and loss are tools/train_detector.py's.
+the photos it saw). Crops, targets, loss and loop are the detector's (tools/training.py).
 
     nice -n 5 .venv/bin/python tools/train_single.py --photos ../shared/data/dice-photos \\
         --minutes 40
@@ -31,16 +31,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
-import train_detector  # the sibling script: a script's own folder is on sys.path
-from train_detector import Item
+import train_detector  # the sibling scripts: a script's own folder is on sys.path
+import training
+from training import Item, Schedule
 
 from vision.detect import OUTPUTS, SINGLE_FILE
 from vision.render import (
@@ -119,14 +118,7 @@ def wide_items(n: int, first_seed: int = FIRST_SEED) -> list[Item]:
                 frame, truth = random_scene(seed, n_dice, style=style, die_mm=die_mm)
         except (ValueError, RenderError):  # the dice did not fit the tray: fewer
             frame, truth = random_scene(seed, min(n_dice, 6), style=style, die_mm=die_mm)
-        rows = []
-        for d in truth["dice"]:
-            corners = np.array(d["corners"], np.float32)
-            side = float(np.mean(np.hypot(*(corners - np.roll(corners, 1, axis=0)).T)))
-            value = 0 if d["cocked"] or d["occluded"] else int(d["value"])
-            rows.append((d["center"][0], d["center"][1], side, value))
-        dice = np.array(rows, np.float32).reshape(-1, 4)
-        items.append(Item(frame, dice, float(truth["die_px"])))
+        items.append(training.rendered_item(frame, truth))
     return items
 
 
@@ -196,21 +188,8 @@ def build_net(width: int = 64, stem: int = 16, blocks: int = 4) -> Any:
 
 def export(net: Any, out: Path, info: dict[str, Any]) -> None:
     """The net as ONNX (normalisation folded into the convolutions) and its JSON beside it."""
-    import torch
-
-    net.eval()
-    torch.onnx.export(
-        net,
-        (torch.zeros(1, 3, 480, 640),),
-        str(out),
-        input_names=["frame"],
-        output_names=["grid"],
-        dynamic_axes={"frame": {2: "height", 3: "width"}, "grid": {2: "rows", 3: "columns"}},
-        opset_version=13,
-        dynamo=False,
-    )
+    training.export_grid(net, out)
     out.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-    net.train()
 
 
 def load_init(net: Any, path: Path, probe: Any) -> int:
@@ -354,14 +333,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--face-weight is {args.face_weight}; expected a weight above 0, up to 100")
     if not args.checkpoint_minutes > 0.0:
         parser.error(f"--checkpoint-minutes is {args.checkpoint_minutes}; expected above 0")
-    try:
-        import torch
-    except ImportError:
-        raise SystemExit("train_single needs PyTorch and onnx: pip install -e '.[train]'") from None
-    torch.set_num_threads(1)  # a shared machine: one core, start it under nice
-    cv2.setNumThreads(1)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
+    rng = training.start_torch("train_single", args.seed)
+    import torch
+
     # channels last: depthwise convolutions train about 1.5 times faster on a CPU
     net = build_net(args.width, args.stem, args.blocks).to(memory_format=torch.channels_last)
     info: dict[str, Any] = {
@@ -375,53 +349,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.export_only:
         export(net, args.out, info)
         return 0
-    photos, used = train_detector.photo_items(args.photos, tuple(args.leave_out))
+    photos, used = training.photo_items(args.photos, tuple(args.leave_out))
     info["trained_on_photos"] = sorted(used)
-    nell = [i for i in photos if i.image.shape[0] == i.image.shape[1]]
-    others = [i for i in photos if i.image.shape[0] != i.image.shape[1]]
     print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)
     rendered = cached_wide_items(args.rendered, args.cache)
-    pools = [p for p in (rendered, nell, others) if p]
-    share = args.photo_share if len(pools) > 1 else 0.0
-    parts = [1.0 - share] + [share * w for p, w in ((nell, 0.58), (others, 0.42)) if p]
-    weights = [w / sum(parts) for w in parts]
+    pools, weights = training.crop_pools(rendered, photos, args.photo_share)
     first = 0
     if args.init is not None:
-        probe, _ = train_detector.batch_of(pools, weights, 32, np.random.default_rng(args.seed))
+        probe, _ = training.batch_of(pools, weights, 32, np.random.default_rng(args.seed))
         first = load_init(net, args.init, probe.contiguous(memory_format=torch.channels_last))
         print(f"started from {args.init} ({first} steps)", file=sys.stderr, flush=True)
     info["init"] = {"model": str(args.init), "steps": first} if args.init else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    start = time.monotonic()
-    budget = args.minutes * 60
-    step, totals = 0, {}
-    saved_at = start
-    while (elapsed := time.monotonic() - start) < budget:
-        for g in optimiser.param_groups:  # a short warm-up, then cosine decay over the time
-            warm = min(1.0, (step + 1) / 100)
-            cosine = 0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * elapsed / budget))
-            g["lr"] = args.lr * warm * cosine
-        x, t = train_detector.batch_of(pools, weights, args.batch, rng)
+
+    def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
+        x, t = training.batch_of(pools, weights, args.batch, rng)
         out = net(x.contiguous(memory_format=torch.channels_last))
-        loss, losses = train_detector.loss_of(out, t, args.face_weight)
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        step += 1
-        for k, v in losses.items():
-            totals[k] = totals.get(k, 0.0) + v
-        if step % 100 == 0:
-            mean = " ".join(f"{k} {v / 100:.3f}" for k, v in totals.items())
-            print(f"step {step} ({elapsed / 60:.1f} min): {mean}", file=sys.stderr, flush=True)
-            totals = {}
-        if time.monotonic() - saved_at >= args.checkpoint_minutes * 60:
-            mark = args.out.with_name(f"{args.out.stem}-{first + step}.onnx")
-            save_checkpoint(net, mark, info, first + step)
-            held = train_detector.evaluate(net, args.photos)
-            print(f"checkpoint {mark} ({first + step} steps); {held}", file=sys.stderr, flush=True)
-            saved_at = time.monotonic()
+        return training.loss_of(out, t, args.face_weight)
+
+    def checkpoint(step: int) -> None:
+        mark = args.out.with_name(f"{args.out.stem}-{first + step}.onnx")
+        save_checkpoint(net, mark, info, first + step)
+        held = training.evaluate(net, args.photos)
+        print(f"checkpoint {mark} ({first + step} steps); {held}", file=sys.stderr, flush=True)
+
+    schedule = Schedule(args.minutes, args.lr, 100, checkpoint_minutes=args.checkpoint_minutes)
+    step = training.train_for(net, optimiser, schedule, loss_step, checkpoint)
     save_checkpoint(net, args.out, info, first + step)
-    held = train_detector.evaluate(net, args.photos)
+    held = training.evaluate(net, args.photos)
     print(f"{step} steps ({first + step} in all); {held}", file=sys.stderr)
     return 0
 

@@ -22,13 +22,11 @@ TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
 
 def load_tool(name: str) -> ModuleType:
-    """The training script ``tools/<name>.py`` as a module (the tools are not a package)."""
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    """The script ``tools/<name>.py`` as a module. The tools are not a package: each imports
+    its siblings by name, as it does when run, so their folder goes on ``sys.path``."""
+    if str(TOOLS) not in sys.path:
+        sys.path.append(str(TOOLS))
+    return importlib.import_module(name)
 
 
 Test = TypeVar("Test", bound=Callable[..., object])

@@ -30,7 +30,8 @@ from vision.reader import read_dice
 from vision.render import random_scene
 
 train_detector = load_tool("train_detector")
-train_faces = load_tool("train_faces")  # after train_detector, which it imports
+train_faces = load_tool("train_faces")
+training = load_tool("training")
 
 
 def _grid(rows: int, cols: int) -> np.ndarray:
@@ -143,11 +144,11 @@ def test_training_crops_keep_their_labels_on_the_dice() -> None:
     item = train_detector.rendered_items(1)[0]
     rng = np.random.default_rng(5)
     for _ in range(12):
-        crop, dice = train_detector.sample(item, rng)
-        assert crop.shape == (train_detector.CROP, train_detector.CROP, 3)
+        crop, dice = training.sample(item, rng)
+        assert crop.shape == (training.CROP, training.CROP, 3)
         for x, y, side, _value in dice:
-            if 0.3 * side <= x < train_detector.CROP - 0.3 * side and 0.3 * side <= y < (
-                train_detector.CROP - 0.3 * side
+            if 0.3 * side <= x < training.CROP - 0.3 * side and 0.3 * side <= y < (
+                training.CROP - 0.3 * side
             ):
                 # the centre of a die is not the floor: it differs from the crop's median
                 r = max(2, int(0.2 * side))
@@ -171,7 +172,7 @@ def test_face_training_turns_hues_and_keeps_greys() -> None:
     crop[:4] = (128, 128, 128)  # grey floor
     hues = set()
     for k in range(8):
-        out = train_faces.rehue(crop, np.random.default_rng(k))
+        out = training.rehue(crop, np.random.default_rng(k))
         assert out.shape == crop.shape and out.dtype == np.uint8
         # greys have no hue to turn; the body stays as bright as it was, in another colour
         assert np.abs(out[:4].astype(int) - 128).max() <= 2
@@ -179,8 +180,8 @@ def test_face_training_turns_hues_and_keeps_greys() -> None:
         assert int(out[40, 40].max()) == pytest.approx(200, abs=3)
         hues.add(int(np.argmax(out[40, 40])))
     assert len(hues) > 1
-    again = train_faces.rehue(crop, np.random.default_rng(3))
-    assert np.array_equal(again, train_faces.rehue(crop, np.random.default_rng(3)))
+    again = training.rehue(crop, np.random.default_rng(3))
+    assert np.array_equal(again, training.rehue(crop, np.random.default_rng(3)))
 
 
 @pytest.mark.parametrize(
@@ -202,7 +203,7 @@ def test_face_training_refuses_options_out_of_range(
 
 def test_training_targets_mark_each_centre() -> None:
     dice = np.array([[20.0, 36.0, 40.0, 4.0], [100.0, 100.0, float("nan"), 2.0]], np.float32)
-    t = train_detector.targets(dice, 16)
+    t = training.targets(dice, 16)
     assert t["heat"][4, 2] == 1.0 and t["heat"][12, 12] == 1.0
     assert t["cls"][4, 2] == 4 and t["cls"][12, 12] == 2
     assert t["reg"][3, 4, 2] == 1.0 and t["reg"][3, 12, 12] == 0.0  # size known, unknown

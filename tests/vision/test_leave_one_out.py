@@ -9,8 +9,7 @@ import pytest
 
 from tests.vision.conftest import labelled_folder, load_tool, trains
 
-train_detector = load_tool("train_detector")
-train_faces = load_tool("train_faces")  # after train_detector, which it imports
+training = load_tool("training")
 leave_one_out = load_tool("leave_one_out")
 
 
@@ -61,7 +60,7 @@ def test_a_model_that_saw_the_source_is_refused(photos: Path, tmp_path: Path) ->
 
 
 def test_the_training_tools_leave_a_source_out(photos: Path) -> None:
-    _, used = train_detector.photo_items(photos, ("left",))
+    _, used = training.photo_items(photos, ("left",))
     assert used and all(name.startswith("kept/") for name in used)
     with pytest.raises(SystemExit, match="no such labelled folder"):
-        train_detector.photo_items(photos, ("elsewhere",))
+        training.photo_items(photos, ("elsewhere",))

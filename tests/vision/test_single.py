@@ -25,7 +25,7 @@ from vision.reader import UNCHECKED_CAP, detected_die, read_dice, read_single
 from vision.render import random_scene, render_tray
 
 train_detector = load_tool("train_detector")
-train_single = load_tool("train_single")  # after train_detector, which it imports
+train_single = load_tool("train_single")
 leave_one_out = load_tool("leave_one_out")
 
 #: an untrained single-stage reader of the shipped shape at its smallest (width 16, stem 8, one

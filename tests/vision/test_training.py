@@ -1,0 +1,75 @@
+"""The training tools' shared parts (tools/training.py): crop pools, schedule and loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.conftest import load_tool, trains
+
+training = load_tool("training")
+
+
+def item(h: int, w: int) -> object:
+    return training.Item(np.zeros((h, w, 3), np.uint8), np.zeros((0, 4), np.float32), 40.0)
+
+
+def test_crop_pools_give_the_photos_their_share_split_by_source() -> None:
+    rendered, nell, other = [item(480, 640)], [item(600, 600)], [item(480, 640)]
+    pools, weights = training.crop_pools(rendered, nell + other, 0.5)
+    assert [len(p) for p in pools] == [1, 1, 1] and pools[1] == nell and pools[2] == other
+    assert weights == pytest.approx([0.5, 0.5 * 0.58, 0.5 * 0.42])
+    # a source left out takes its share with it: the others keep their ratios
+    pools, weights = training.crop_pools(rendered, other, 0.5)
+    assert pools == [rendered, other] and weights == pytest.approx([0.5 / 0.71, 0.21 / 0.71])
+    pools, weights = training.crop_pools(rendered, [], 0.5)  # no photos: rendered only
+    assert pools == [rendered] and weights == [1.0]
+    pools, weights = training.crop_pools([], nell + other, 0.5)  # no rendered frames
+    assert weights == pytest.approx([0.58, 0.42])
+    with pytest.raises(SystemExit, match="no training frames"):
+        training.crop_pools([], [], 0.5)
+
+
+def test_the_schedule_warms_up_then_decays_to_a_fiftieth() -> None:
+    schedule = training.Schedule(minutes=10, lr=1e-3, warm_up=100)
+    assert schedule.rate(0, 0.0) == pytest.approx(1e-5)
+    assert schedule.rate(99, 0.0) == pytest.approx(1e-3)
+    assert schedule.rate(500, 300.0) == pytest.approx(1e-3 * (0.02 + 0.98 * 0.5))
+    assert schedule.rate(900, 600.0) == pytest.approx(2e-5)
+    assert schedule.rate(999, 900.0) == pytest.approx(2e-5)  # past the time: stays at the end
+    cold = training.Schedule(minutes=10, lr=1e-3)
+    assert cold.rate(0, 0.0) == pytest.approx(1e-3)
+
+
+def test_a_rendered_frame_becomes_a_training_frame() -> None:
+    from vision.render import random_scene
+
+    frame, truth = random_scene(31, 5, style="tower", cocked=0)
+    got = training.rendered_item(frame, truth)
+    assert got.image is frame and got.dice.shape == (5, 4)
+    assert sorted(got.dice[:, 3].astype(int)) == sorted(d["value"] for d in truth["dice"])
+    assert np.all(np.abs(got.dice[:, 2] - truth["die_px"]) < 0.25 * truth["die_px"])
+
+
+@trains
+def test_the_loop_trains_logs_and_checkpoints(capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    training.start_torch("a test", 3)
+    net = torch.nn.Linear(2, 1)
+    x, y = torch.randn(64, 2), torch.randn(64, 1)
+    optimiser = torch.optim.SGD(net.parameters(), lr=0.1)
+    calls: list[int] = []
+    losses: list[float] = []
+
+    def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        losses.append(float(loss.detach()))
+        return loss, {"mse": losses[-1]}
+
+    schedule = training.Schedule(0.02, 0.1, log_every=5, checkpoint_minutes=1e-9)
+    steps = training.train_for(net, optimiser, schedule, loss_step, calls.append)
+    assert steps == len(losses) >= 1 and calls == list(range(1, steps + 1))
+    if steps > 1:
+        assert losses[-1] < losses[0]
+    assert capsys.readouterr().err.count("mse") == steps // 5
