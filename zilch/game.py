@@ -318,11 +318,16 @@ class Game:
         For callers that build the next state, save it, and only then adopt it.
         Raises like :meth:`apply` when the action is not legal now.
         """
+        following = self.copy()
+        events = following.apply(action)
+        return following, events
+
+    def copy(self) -> Game:
+        """An independent game at this same point: playing it on leaves this one as it is."""
         following = copy.copy(self)
         following._journal = list(self._journal)
         following._actions = list(self._actions)
-        events = following.apply(action)
-        return following, events
+        return following
 
     # --- records -----------------------------------------------------------------
 
