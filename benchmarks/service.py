@@ -6,8 +6,17 @@
 2. Fifty browsers on the event stream at once: each must receive every
    state event, while the API's latency (p95) is measured under that load.
 
+3. With ``--win-table FILE`` instead: the time from a roll (and from a bank) to
+   the TV's updated chance to win in a two-player game, against the same time
+   from a service that shows no chance (``serve --no-win-chance``). Both
+   services run at once with the same seed and play the same game; blocks of
+   rolls alternate between them (A B B A ...), so a change in the machine's load
+   falls on both. FILE is a solved win table (``win-<preset>-<key>.npz``) copied
+   into the second service's solver cache, so nothing is solved.
+
 The service runs as its own process (``zilch-tower serve --sim``), exactly as
-deployed. Run: ``.venv/bin/python benchmarks/service.py [--rolls 40] [--clients 50]``.
+deployed. Run: ``.venv/bin/python benchmarks/service.py [--rolls 40] [--clients 50]``
+or ``.venv/bin/python benchmarks/service.py --win-table FILE [--rounds 10] [--rolls 10]``.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,13 +43,15 @@ BUSY = ("shaking", "settling", "reading", "remove_dice", "return_dice")
 class Service:
     """``zilch-tower serve --sim`` in a subprocess on a free port."""
 
-    def __init__(self, state_dir: Path, seed: int, settle: float, threads: int) -> None:
+    def __init__(
+        self, state_dir: Path, seed: int, settle: float, threads: int, *extra: str
+    ) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("ZILCH_TOWER_PIN", None)
         command = [
             sys.executable, "-m", "server.cli", "serve", "--sim", "--seed", str(seed),
             "--state-dir", str(state_dir), "--host", "127.0.0.1", "--port", "0",
-            "--threads", str(threads), "--sim-settle", str(settle),
+            "--threads", str(threads), "--sim-settle", str(settle), *extra,
         ]  # fmt: skip
         self.proc = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
@@ -143,6 +155,65 @@ def _next_move(service: Service, state: dict[str, Any]) -> None:
         service.request("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
 
 
+class RollTimer:
+    """Times rolls (and banks) on one service, from the request to the event showing it.
+
+    ``shown`` says whether a state event shows everything wanted of the new
+    roll or bank (by default: that it happened at all).
+    """
+
+    def __init__(self, service: Service, shown: Any = None) -> None:
+        self.service = service
+        self.shown = shown or (lambda state: True)
+        self.watcher = Watcher(service.port, decode=True)
+        self.watcher.start()
+        self.watcher.connected.wait(10)
+        service.request("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
+
+    def _wait_ready(self) -> dict[str, Any]:
+        state = self.service.request("GET", "/api/state")
+        while state["phase"] in BUSY:
+            time.sleep(0.02)
+            state = self.service.request("GET", "/api/state")
+        return state
+
+    def _timed(self, path: str, happened: Any) -> tuple[float, dict[str, Any]]:
+        seen = len(self.watcher.events)
+        start = time.perf_counter()
+        self.service.request("POST", path, {})
+        stamp, shown = self.watcher.wait_for(lambda s: happened(s) and self.shown(s), seen)
+        return (stamp - start) * 1000, shown
+
+    def rolls(self, count: int) -> tuple[list[float], list[float]]:
+        """``count`` rolls: ms from each roll to its event minus the tumble; ms for each bank."""
+        rolled: list[float] = []
+        banked: list[float] = []
+        for _ in range(count):
+            state = self._wait_ready()
+            if (
+                state["phase"] == "ready"
+                and state["turn"]["can_bank"]
+                and state["turn"]["total"] >= 500
+            ):
+                banks = _banks(state)
+                ms, _ = self._timed("/api/bank", lambda s, b=banks: _banks(s) > b)
+                banked.append(ms)
+                state = self._wait_ready()
+            before = _last_roll_seq(state)
+            ms, shown = self._timed("/api/roll", lambda s, b=before: _last_roll_seq(s) > b)
+            tumble = shown["table"]["last_shake"]["tumble_s"]  # virtual coil time + settle time
+            rolled.append(ms - tumble * 1000)
+            _next_move(self.service, shown)
+        return rolled, banked
+
+    def stop(self) -> None:
+        self.watcher.stop = True
+
+
+def _banks(state: dict[str, Any]) -> int:
+    return max((e["seq"] for e in state["log"] if e["kind"] == "bank"), default=0)
+
+
 def roll_latency(service: Service, rolls: int) -> list[float]:
     """Milliseconds from POST /api/roll to the event showing the roll, minus the tumble.
 
@@ -150,33 +221,51 @@ def roll_latency(service: Service, rolls: int) -> list[float]:
     simulated settle time; the service reports that time with each roll
     (``table.last_shake.tumble_s``) and it is taken off.
     """
-    watcher = Watcher(service.port, decode=True)
-    watcher.start()
-    watcher.connected.wait(10)
-    service.request("POST", "/api/new-game", {"players": ["Ann", "Ben"]})
-    times = []
-    for i in range(rolls + 3):
-        state = service.request("GET", "/api/state")
-        while state["phase"] in BUSY:
-            time.sleep(0.02)
-            state = service.request("GET", "/api/state")
-        if (
-            state["phase"] == "ready"
-            and state["turn"]["can_bank"]
-            and state["turn"]["total"] >= 500
-        ):
-            service.request("POST", "/api/bank", {})
-            state = service.request("GET", "/api/state")
-        before = _last_roll_seq(state)
-        seen = len(watcher.events)
-        start = time.perf_counter()
-        service.request("POST", "/api/roll", {})
-        stamp, shown = watcher.wait_for(lambda s, b=before: _last_roll_seq(s) > b, seen)
-        if i >= 3:  # the first rolls warm up the solver and the reader
-            tumble = shown["table"]["last_shake"]["tumble_s"]  # virtual coil time + settle time
-            times.append((stamp - start - tumble) * 1000)
-        _next_move(service, shown)
-    watcher.stop = True
+    timer = RollTimer(service)
+    timer.rolls(3)  # the first rolls warm up the solver and the reader
+    times, _ = timer.rolls(rolls)
+    timer.stop()
+    return times
+
+
+def _win_shown(state: dict[str, Any]) -> bool:
+    """The event shows each player's chance to win for the player now at the table."""
+    win = state.get("win_chance")
+    if state["finished"]:
+        return True  # nobody's chance to show
+    return bool(win) and win["current"] == state["current"] and len(win["players"]) == 2
+
+
+def win_latency(
+    tmp: Path, table: Path, seed: int, settle: float, rounds: int, rolls: int
+) -> dict[str, dict[str, list[float]]]:
+    """Roll (and bank) to TV, plain against with the chance to win, in alternating blocks."""
+    plain_dir, win_dir = tmp / "plain", tmp / "win"
+    (win_dir / "solver").mkdir(parents=True)
+    shutil.copy(table, win_dir / "solver" / table.name)
+    services = {
+        "plain": Service(plain_dir, seed, settle, 16, "--no-win-chance"),
+        "win": Service(win_dir, seed, settle, 16),
+    }
+    times: dict[str, dict[str, list[float]]] = {k: {"roll": [], "bank": []} for k in services}
+    try:
+        timers = {
+            "plain": RollTimer(services["plain"]),
+            "win": RollTimer(services["win"], _win_shown),
+        }
+        for timer in timers.values():
+            timer.rolls(3)  # warm up: solver, reader, the win table read from disk
+        for index in range(rounds):
+            order = ("plain", "win") if index % 2 == 0 else ("win", "plain")
+            for name in order:
+                rolled, banked = timers[name].rolls(rolls)
+                times[name]["roll"] += rolled
+                times[name]["bank"] += banked
+        for timer in timers.values():
+            timer.stop()
+    finally:
+        for service in services.values():
+            service.stop()
     return times
 
 
@@ -244,6 +333,30 @@ def _p95(values: list[float]) -> float:
     return ordered[int(0.95 * (len(ordered) - 1))]
 
 
+def run_win(args: argparse.Namespace) -> int:
+    """The ``--win-table`` mode: plain roll-to-TV against roll-to-TV-with-win-chance."""
+    if not args.win_table.is_file() or not args.win_table.name.startswith("win-"):
+        raise SystemExit(f"--win-table {args.win_table}: give a solved table, win-<preset>-*.npz")
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        times = win_latency(
+            Path(tmp), args.win_table, args.seed, args.settle, args.rounds, args.rolls
+        )
+    after = os.getloadavg()
+    print(f"load average before {load[0]:.2f} {load[1]:.2f}, after {after[0]:.2f} {after[1]:.2f}")
+    for what in ("roll", "bank"):
+        plain, win = times["plain"][what], times["win"][what]
+        if not plain or not win:
+            continue
+        extra = statistics.median(win) - statistics.median(plain)
+        print(
+            f"{what} -> TV: plain median {statistics.median(plain):.1f} ms ({len(plain)}), "
+            f"with the chance to win {statistics.median(win):.1f} ms ({len(win)}); "
+            f"difference of medians {extra:+.1f} ms"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rolls", type=int, default=40, help="rolls timed (default 40)")
@@ -251,7 +364,16 @@ def main() -> int:
     parser.add_argument("--actions", type=int, default=60, help="table actions under load")
     parser.add_argument("--settle", type=float, default=0.4, help="simulated settle time (s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--win-table",
+        type=Path,
+        metavar="FILE",
+        help="time the chance to win instead: a solved win table (win-dicenow-*.npz)",
+    )
+    parser.add_argument("--rounds", type=int, default=10, help="A/B blocks each (--win-table)")
     args = parser.parse_args()
+    if args.win_table is not None:
+        return run_win(args)
     with tempfile.TemporaryDirectory() as tmp:
         service = Service(Path(tmp) / "a", args.seed, args.settle, threads=16)
         try:

@@ -133,7 +133,7 @@ class StateDocument:
         )
         doc["turn"] = self._turn(game)
         doc["turn"]["undo"] = undoable(game) if table_undo_refusal(table) is None else None
-        doc["win_chance"] = self.wins.document(game) if self.wins else None
+        doc["win_chance"] = self.wins.document(game, table.left) if self.wins else None
         doc["table"]["join_open"] = "join" in game.allowed_actions()
         doc["correctable"] = correctable(table)
         return doc
@@ -272,6 +272,7 @@ class TableService:
         heartbeat: Callable[[], None] = lambda: None,
         status: Callable[[str], None] = lambda text: None,
         win_solver: bool = False,
+        win_chance: bool = True,
     ) -> None:
         self.config = config
         self._status = status
@@ -297,8 +298,10 @@ class TableService:
             self.config.calibration_path.parent, self.hardware.watcher.calibration.get
         )
         self.hardware.watcher.profile = self.teacher.profile
-        self.wins = WinTables(self.state_dir / CACHE_FOLDER)
-        self.document = StateDocument(self.host, wall_clock, self.speech, self.solutions, self.wins)
+        self.wins = WinTables(self.state_dir / CACHE_FOLDER, on_estimate=self._estimate_ready)
+        self.document = StateDocument(
+            self.host, wall_clock, self.speech, self.solutions, self.wins if win_chance else None
+        )
         self.controller = Controller(
             self.store,
             self.hardware,
@@ -429,6 +432,25 @@ class TableService:
             self._doc, self._doc_text = doc, encoded
         self.broker.publish(table.seq, encoded, notice=True)
         self._report_status(doc)
+
+    def _estimate_ready(self) -> None:
+        """A background win estimate came back: publish the table again, on its thread."""
+        if self._started:
+            self.controller.submit_nowait(self._republish)
+
+    def _republish(self) -> None:
+        """Publish the table as it stands once more (no journal row: nothing changed)."""
+        table = self.controller.state
+        doc = self.document.build(table)
+        with self._doc_lock:
+            shown = self._doc
+            if shown.get("seq") == table.seq and shown["table"]["cannot_save"]:
+                doc["message"], doc["table"]["cannot_save"] = shown["message"], True
+            encoded = json.dumps(doc, separators=(",", ":"))
+            if shown.get("seq", -1) > table.seq:
+                return
+            self._doc, self._doc_text = doc, encoded
+        self.broker.publish(table.seq, encoded, notice=True)
 
     def _report_status(self, doc: Mapping[str, Any]) -> None:
         """One line for systemd's status (``systemctl status``) when it changes."""

@@ -15,13 +15,16 @@ import multiprocessing.process
 import os
 import threading
 import time
+from collections.abc import Callable, Collection
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from server.solver_cache import WinTableCache
+from server.win_estimates import Estimates
 from zilch import Game, RuleSet
 from zilch.errors import ZilchError
-from zilch.strategy.view import dice_left_after, options_of, view_of
+from zilch.strategy.view import InvalidSituation, TurnView, dice_left_after, options_of, view_of
 from zilch.strategy.winchance import Side, TurnChances, WinTable
 from zilch.strategy.winsolve import check_solvable
 
@@ -53,12 +56,16 @@ def _solve_into(directory: str, rules_data: dict[str, Any], parent: int) -> None
 class WinTables:
     """Win tables by rule set for the display and the ``win`` player (never solved here)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, on_estimate: Callable[[], None] = lambda: None) -> None:
         self.cache = WinTableCache(directory)
+        self.estimates = Estimates(directory, on_estimate)
+        # Turns are solved on a thread of their own as each one starts (a few tens of
+        # ms): the turn start itself shows the table's value, so a bank is never held up.
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="win-turn")
         self._lock = threading.Lock()
         self._solving: set[str] = set()
         self._processes: list[multiprocessing.process.BaseProcess] = []
-        self._turns: dict[tuple[object, ...], TurnChances] = {}
+        self._turns: dict[tuple[object, ...], Future[TurnChances]] = {}
         self._history: dict[tuple[str, ...], list[float]] = {}
 
     def available(self, rules: RuleSet) -> WinTable | None:
@@ -106,7 +113,9 @@ class WinTables:
         threading.Thread(target=watch, name="win-solve-watch", daemon=True).start()
 
     def close(self) -> None:
-        """Stop any solve still running (the next start solves again)."""
+        """Stop any solve or estimate still running (the next start solves again)."""
+        self.estimates.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
         for process in self._processes:
             if process.is_alive():
                 process.terminate()
@@ -115,22 +124,38 @@ class WinTables:
 
     # -- the state document ---------------------------------------------------------
 
-    def document(self, game: Game) -> dict[str, Any] | None:
-        """Each player's chance to win now, with the last turn starts; None if not known.
+    def document(self, game: Game, left: Collection[str] = ()) -> dict[str, Any] | None:
+        """Each player's chance to win now; None if not known (or the game is over).
 
-        Two players only: the chance of the player to act from the exact solve of
-        the turn in progress (after the roll on the table: its best set-aside).
+        Two players: exact, from the solve of the turn in progress (after the roll
+        on the table: its best set-aside's), with the last turn starts. Three or
+        more: the latest simulated estimate of this very position (``left``: who
+        has left the table), ``players`` empty until the first games are in.
         """
         state = game.state
-        if len(state.players) != 2 or state.current is None or state.finished:
+        if len(state.players) < 2 or state.current is None or state.finished:
             return None
         table = self.available(game.rules)
         if table is None:
             return None
-        me = state.current
+        if len(state.players) == 2:
+            return self._exact(game, table)
+        found = self.estimates.latest(game, left)
+        return {
+            "players": dict(found["players"]) if found else {},
+            "current": state.current,
+            "advice": "",
+            "history": {"player": state.players[0].name, "chances": []},
+            "method": "simulated",
+            "games": int(found["games"]) if found else 0,
+            "margins": dict(found["margins"]) if found else {},
+        }
+
+    def _exact(self, game: Game, table: WinTable) -> dict[str, Any]:
+        state = game.state
+        me = state.current or ""
         view = view_of(state, me)
-        turn = self._turn(table, view.score, view.opponent, view, state.turn_number)
-        start = turn.roll_chance(0, 6)
+        turn = self._turn(table, view)
         advice = ""
         if view.roll:
             try:
@@ -138,20 +163,24 @@ class WinTables:
             except ZilchError:
                 options = []
             chances = [
-                turn.chance_after(view.total + o.points, dice_left_after(view, o)) for o in options
+                turn.result().chance_after(view.total + o.points, dice_left_after(view, o))
+                for o in options
             ]
             now = max(chances, default=0.0)
-        elif view.total > 0:
+            start = self._start(table, view, turn)
+        elif view.total > 0 or state.turn.rolls:
+            solved = turn.result()
             left = 0 if state.turn.free_roll else state.turn.dice_left
-            roll = turn.roll_chance(view.total, left or 6)
-            if turn.can_bank(view.total, left):
-                bank = turn.bank_chance(view.total)
+            roll = solved.roll_chance(view.total, left or 6)
+            if solved.can_bank(view.total, left):
+                bank = solved.bank_chance(view.total)
                 advice = f"bank: {bank:.0%} to win; roll: {roll:.0%}"
                 now = max(roll, bank)
             else:
                 now = roll
+            start = self._start(table, view, turn)
         else:
-            now = start
+            now = start = self._start(table, view, turn)
         other = next(p.name for p in state.players if p.name != me)
         first = state.players[0].name
         history = self._remember(game, state.turn_number, start if me == first else 1 - start)
@@ -160,15 +189,29 @@ class WinTables:
             "current": me,
             "advice": advice,
             "history": {"player": first, "chances": [round(c, 4) for c in history]},
+            "method": "exact",
         }
 
-    def _turn(
-        self, table: WinTable, score: int, opponent: int, view: Any, number: int
-    ) -> TurnChances:
+    @staticmethod
+    def _sides(view: TurnView) -> tuple[Side, Side]:
+        me = Side(view.score, view.streak, view.on_board)
+        return me, Side(view.opponent, view.opponent_streak, view.opponent_on_board)
+
+    def _start(self, table: WinTable, view: TurnView, turn: Future[TurnChances]) -> float:
+        """The mover's chance at the start of this turn: the table's, else the solved turn's."""
+        if not view.final:
+            try:
+                return table.start_chance(*self._sides(view))
+            except InvalidSituation:
+                pass
+        return turn.result().roll_chance(0, 6)
+
+    def _turn(self, table: WinTable, view: TurnView) -> Future[TurnChances]:
+        """This turn's solve: started on the turn thread the first time it is asked for."""
         key = (
             id(table),
-            score,
-            opponent,
+            view.score,
+            view.opponent,
             view.streak,
             view.opponent_streak,
             view.on_board,
@@ -178,10 +221,14 @@ class WinTables:
         found = self._turns.get(key)
         if found is None:
             if len(self._turns) > 64:
-                self._turns.clear()
-            me = Side(score, view.streak, view.on_board)
-            other = Side(opponent, view.opponent_streak, view.opponent_on_board)
-            found = self._turns[key] = table.turn(me, other, view.final)
+                self._turns = {k: f for k, f in self._turns.items() if not f.done()}
+            me, other = self._sides(view)
+            try:
+                found = self._pool.submit(table.turn, me, other, view.final)
+            except RuntimeError:  # closing: solve it here
+                found = Future()
+                found.set_result(table.turn(me, other, view.final))
+            self._turns[key] = found
         return found
 
     def _remember(self, game: Game, number: int, chance: float) -> list[float]:

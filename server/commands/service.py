@@ -39,6 +39,11 @@ def register(sub: Subparsers) -> None:
         help="seconds the simulated dice tumble after a shake (default 0.4)",
     )
     p.add_argument(
+        "--no-win-chance",
+        action="store_true",
+        help="neither solve nor show the chance to win (a slow machine; a plain timing run)",
+    )
+    p.add_argument(
         "--recover",
         action="store_true",
         help="set aside a game whose journal row is damaged (kept, not deleted) and start clean",
@@ -112,7 +117,8 @@ def run_serve(args: argparse.Namespace) -> int:
         heartbeat=watchdog.ping,
         status=lambda text: watchdog.notify(f"STATUS={text}"),
         sim_settle_s=0.4 if args.sim_settle is None else args.sim_settle,
-        win_solver=True,
+        win_solver=not args.no_win_chance,
+        win_chance=not args.no_win_chance,
     )
     # Each live page holds a worker thread; keep a few for the API so phones can always play.
     limits = Limits.for_threads(threads, streams=int(config["server"]["live_pages"]))
