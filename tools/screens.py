@@ -6,6 +6,7 @@ and saves PNGs of the TV at 1280x720, 1920x1080 and 3840x2160 and of a
 390x844 phone:
 
     .venv/bin/python tools/screens.py [--out docs/screens] [--chromium /usr/bin/chromium]
+        [--win-table FILE]
 
 Each moment is reached through the API as a table would reach it: the host's
 call at a turn's start (the announcement band), a roll waiting for its
@@ -16,6 +17,7 @@ the host can take back (the Host panel).
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
 import threading
 import time
@@ -30,6 +32,7 @@ from server.app import create_app
 from server.config import load_config
 from server.controller import Timing
 from server.service import TableService
+from server.solver_cache import CACHE_FOLDER
 
 TABLE_PIN = "2468"
 ADMIN_PIN = "13579"
@@ -39,10 +42,13 @@ ZILCH = [2, 2, 3, 4, 6, 6]
 
 
 @contextmanager
-def table(seed: int) -> Iterator[tuple[str, TableService]]:
-    """A served simulated table: (base URL, service)."""
+def table(seed: int, win_table: Path | None = None) -> Iterator[tuple[str, TableService]]:
+    """A served simulated table: (base URL, service), with ``win_table`` in its solver cache."""
     with tempfile.TemporaryDirectory() as folder:
         state = Path(folder)
+        if win_table is not None:
+            (state / CACHE_FOLDER).mkdir()
+            shutil.copy(win_table, state / CACHE_FOLDER / win_table.name)
         config_path = state / "tower.toml"
         config_path.write_text(
             f'[table]\npin = "{TABLE_PIN}"\nadmin_pin = "{ADMIN_PIN}"\nspeech = false\n'
@@ -89,16 +95,54 @@ def to_choose(service: TableService, options: int = 2) -> dict[str, Any]:
     raise SystemExit("no roll with set-asides to choose from")
 
 
+def win_screens(
+    service: TableService, tv: tuple[str, Any], phone: Any, shot: Callable[..., None]
+) -> None:
+    """Each player's chance to win: two players mid-turn (exact), then three (simulated)."""
+    size, page = tv
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    service.wait_quiet(20)
+    for _ in range(4):  # a few turns in, so the line of the last turns has something
+        to_choose(service, 1)
+        state = service.state()
+        service.keep(state["turn"]["best"]["dice"])
+        service.wait_quiet(20)
+        if service.state()["turn"]["can_bank"]:
+            service.bank()
+            service.wait_quiet(20)
+    to_choose(service, 1)
+    state = service.state()
+    service.keep(state["turn"]["best"]["dice"])
+    service.wait_quiet(20)
+    if not service.state()["win_chance"]:
+        raise SystemExit("the win table given does not fit this table's rules")
+    page.wait_for_selector("#win-chance:not([hidden]) .win-fill")
+    shot(page, f"tv-win-chance-{size}")
+    phone.wait_for_selector("#win-chance:not([hidden]) .win-fill")
+    phone.evaluate("document.getElementById('turn-panel').scrollIntoView()")
+    shot(phone, "phone-win-chance")
+    service.new_game("dicenow", {}, ["Ann", "Ben", "Cat"])
+    to_choose(service, 2)
+    until(lambda: (service.state()["win_chance"] or {}).get("games", 0) >= 100, 600)
+    page.wait_for_selector("#win-chance:not([hidden]) .win-fill")
+    shot(page, f"tv-win-estimate-{size}")
+    phone.wait_for_selector("#win-chance:not([hidden]) .win-fill")
+    shot(phone, "phone-win-estimate")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/screens"))
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--win-table", type=Path, help="a solved win-dicenow-*.npz")
     args = parser.parse_args()
+    if args.win_table is not None and not args.win_table.name.startswith("win-dicenow-"):
+        raise SystemExit(f"--win-table {args.win_table}: give a solved win-dicenow-*.npz")
     args.out.mkdir(parents=True, exist_ok=True)
     from playwright.sync_api import sync_playwright
 
-    with table(args.seed) as (url, service), sync_playwright() as pw:
+    with table(args.seed, args.win_table) as (url, service), sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"]
         )
@@ -166,6 +210,9 @@ def main() -> None:
         for size, page in tvs:
             page.wait_for_selector("[data-moment='zilch']:not([hidden])")
             shot(page, f"tv-moment-{size}", settle=False)
+
+        if args.win_table is not None:
+            win_screens(service, tvs[1], phone, shot)
 
         for size, page in tvs[1:2]:
             page.goto(url + "/rules")

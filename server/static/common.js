@@ -306,8 +306,45 @@ const Zilch = (() => {
     return "";
   }
 
+  /* Each player's chance to win, from the state document's win_chance (null: nothing to
+     show). The TV and the phones draw the same parts: a bar like a chess engine's
+     evaluation bar (one segment a player, in seat order), each name with its chance
+     (with three or more players, the estimate's 95% error and the games behind it),
+     the first player's chance at the last turn starts as a small line (two players)
+     and the coach's "bank: 64% to win; roll: 58%" when the choice is there. */
+  const SPARKS = "▁▂▃▄▅▆▇█";
+
+  function winChance(state) {
+    const win = state.win_chance;
+    if (!win || state.finished || !win.players) return null;
+    const names = (state.players || []).map((p) => p.name);
+    const known = names.length > 0 && names.every((n) => typeof win.players[n] === "number");
+    const margins = win.margins || {};
+    const label = (n) => n + " " + percent(win.players[n]) +
+      (typeof margins[n] === "number" ? " ±" + Math.max(1, Math.round(margins[n] * 100)) : "");
+    const segments = known ? names.map((n, i) => {
+      const seg = h("span", { class: "win-fill win-seat-" + (i % 6), "data-player": n });
+      seg.style.width = Math.round(win.players[n] * 1000) / 10 + "%";
+      return seg;
+    }) : [];
+    const bar = h("span", { class: "win-bar", role: "img",
+      "aria-label": known ? "Chance to win: " + names.map(label).join(", ") : "Chance to win: estimating" },
+    ...segments);
+    const chances = (win.history && win.history.chances) || [];
+    const line = chances.map((c) => SPARKS[Math.min(7, Math.floor(c * 8))]).join("");
+    let note = "";
+    if (win.method === "simulated") {
+      note = known ? "from " + points(win.games) + " games played out" : "estimating…";
+    }
+    return {
+      names, known, bar, label, line, note,
+      first: names[0], advice: win.advice || "", simulated: win.method === "simulated",
+    };
+  }
+
   return {
     h, die, points, percent, sorted, multisetWithin, live, request, storage,
     newEntries, lastSeq, trayOwner, turnStart, freeRollDue, momentsIn, rulesFollower, bankReason,
+    winChance,
   };
 })();

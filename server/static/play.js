@@ -5,7 +5,7 @@
 
 (() => {
   const { h, die, points, percent, sorted, live, request, storage, newEntries, lastSeq,
-    turnStart, freeRollDue, momentsIn, rulesFollower, bankReason } = Zilch;
+    turnStart, freeRollDue, momentsIn, rulesFollower, bankReason, winChance } = Zilch;
   const $ = (id) => document.getElementById(id);
   const root = $("play");
 
@@ -383,6 +383,37 @@
     if (idle || state.finished) $("new-game-panel").open = true;
     fillFormFrom(state);
     renderDice();
+    renderWinChance(state);
+  }
+
+  /* Each player's chance to win, compact: the bar with a name at each end (two players)
+     or the names below it (three or more), the last turn starts, the coach's line. */
+  function renderWinChance(s) {
+    const box = $("win-chance");
+    const advice = $("win-advice");
+    const win = winChance(s);
+    box.hidden = !win;
+    advice.hidden = !(win && win.advice);
+    advice.textContent = win && win.advice ? "Coach: " + win.advice : "";
+    if (!win) {
+      box.replaceChildren();
+      return;
+    }
+    const head = h("span", { class: "win-head" }, "Chance to win");
+    if (!win.simulated && win.names.length === 2) {
+      const [first, second] = win.names;
+      box.replaceChildren(head,
+        h("span", { class: "win-row" },
+          h("span", { class: "win-name win-seat-0" }, win.label(first)), win.bar,
+          h("span", { class: "win-name win-seat-1" }, win.label(second))),
+        h("span", { class: "win-line", title: first + "'s chance at each turn start" }, win.line));
+    } else {
+      box.replaceChildren(head, h("span", { class: "win-row" }, win.bar),
+        h("span", { class: "win-names" }, ...(win.known
+          ? win.names.map((n, i) => h("span", { class: "win-name win-seat-" + (i % 6) }, win.label(n)))
+          : [])),
+        h("span", { class: "win-note" }, win.note));
+    }
   }
 
   function setOnline(online) {

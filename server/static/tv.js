@@ -6,7 +6,7 @@
 
 (() => {
   const { h, die, points, percent, sorted, live, storage, newEntries, lastSeq, trayOwner,
-    turnStart, freeRollDue, momentsIn, rulesFollower, bankReason } = Zilch;
+    turnStart, freeRollDue, momentsIn, rulesFollower, bankReason, winChance } = Zilch;
   const $ = (id) => document.getElementById(id);
   const root = $("tv");
 
@@ -463,36 +463,31 @@
     renderWinChance(state);
   }
 
-  /* Each player's chance to win (two players, once the rules are solved): a bar like a
-     chess engine's evaluation bar, the last turn starts as a small line, and the coach's
-     "bank: 64% to win; roll: 58%" when the choice is there. */
-  const SPARKS = "▁▂▃▄▅▆▇█";
-
+  /* Each player's chance to win (Zilch.winChance draws the parts): two players with a
+     name at each end of the bar, three or more with every name and its error below it. */
   function renderWinChance(state) {
     const box = $("win-chance");
-    const win = state.win_chance;
-    if (!win || state.finished) {
-      box.hidden = true;
+    const win = winChance(state);
+    box.hidden = !win;
+    if (!win) {
       box.replaceChildren();
       return;
     }
-    const names = (state.players || []).map((p) => p.name);
-    const first = names[0];
-    const second = names[1];
-    const share = win.players[first];
-    const fill = h("span", { class: "win-fill" });
-    fill.style.width = Math.round(share * 1000) / 10 + "%";
-    const history = (win.history && win.history.chances) || [];
-    const line = history.map((c) => SPARKS[Math.min(7, Math.floor(c * 8))]).join("");
-    box.replaceChildren(
-      h("span", { class: "win-name" }, first + " " + percent(share)),
-      h("span", { class: "win-bar", role: "img",
-        "aria-label": first + " " + percent(share) + ", " + second + " " + percent(1 - share) }, fill),
-      h("span", { class: "win-name" }, percent(1 - share) + " " + second),
-      h("span", { class: "win-line", title: first + "'s chance at each turn start" }, line),
-      win.advice ? h("span", { class: "win-advice" }, "Coach: " + win.advice) : "",
-    );
-    box.hidden = false;
+    const parts = [];
+    if (!win.simulated && win.names.length === 2) {
+      const [first, second] = win.names;
+      parts.push(h("span", { class: "win-name" }, win.label(first)), win.bar,
+        h("span", { class: "win-name" }, percent(state.win_chance.players[second]) + " " + second),
+        h("span", { class: "win-line", title: first + "'s chance at each turn start" }, win.line));
+    } else {
+      parts.push(h("span", { class: "win-title" }, "Chance to win"), win.bar,
+        h("span", { class: "win-names" }, ...(win.known
+          ? win.names.map((n, i) => h("span", { class: "win-name win-seat-" + (i % 6) }, win.label(n)))
+          : [])),
+        h("span", { class: "win-note" }, win.note));
+    }
+    if (win.advice) parts.push(h("span", { class: "win-advice" }, "Coach: " + win.advice));
+    box.replaceChildren(...parts);
   }
 
   function renderWinner(state) {

@@ -226,7 +226,48 @@ def _after_zilch() -> dict[str, Any]:
     return state
 
 
+def _duel() -> dict[str, Any]:
+    """Ann and Ben, Ann between rolls with 300 she may bank: the exact chance to win."""
+    state = copy.deepcopy(CHOOSE)
+    state["players"] = copy.deepcopy(PLAYERS[:2])
+    state.update(phase="ready", message="", announcement=None)
+    state["turn"].update(
+        total=300, roll=None, dice_left=3, set_aside=[[1, 1, 1]], best=None, options=[], hint=""
+    )
+    state["turn"]["can_bank"] = True
+    state["reading"]["dice"] = state["reading"]["dice"][:3]
+    state["win_chance"] = {
+        "players": {"Ann": 0.64, "Ben": 0.36},
+        "current": "Ann",
+        "advice": "bank: 64% to win; roll: 58%",
+        "history": {"player": "Ann", "chances": [0.53, 0.49, 0.41, 0.47, 0.55, 0.6]},
+        "method": "exact",
+    }
+    return state
+
+
+def _crowd_win(games: int) -> dict[str, Any]:
+    """Four players: the estimate of this position from ``games`` games (0: still coming)."""
+    state = copy.deepcopy(CHOOSE)
+    chances = {"Ann": 0.31, "Ben": 0.18, "Cleo": 0.04, "Dmitri": 0.47}
+    state["win_chance"] = {
+        "players": chances if games else {},
+        "current": "Ann",
+        "advice": "",
+        "history": {"player": "Ann", "chances": []},
+        "method": "simulated",
+        "games": games,
+        "margins": {"Ann": 0.0227, "Ben": 0.0168, "Cleo": 0.0086, "Dmitri": 0.0245}
+        if games
+        else {},
+    }
+    return state
+
+
 STATES = {
+    "duel": _duel(),
+    "crowd_win": _crowd_win(1600),
+    "crowd_estimating": _crowd_win(0),
     "ready": _ready(),
     "free_roll": _free_roll(),
     "after_zilch": _after_zilch(),
