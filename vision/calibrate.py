@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, find_tray
+from vision.lean import side_excess
 from vision.pips import count_pips, learn_die_side
 from vision.reader import LAMP_REACH, LAMP_SUPPORT, locate, read_dice
 from vision.reading import check_frame
@@ -84,6 +85,9 @@ def calibrate(
     lamp = lamp_spot(dice, cal)
     if lamp is not None:
         cal = replace(cal, lamp=lamp)
+    excess = flat_excess(dice, cal)
+    if excess is not None:
+        cal = replace(cal, flat_excess=excess)
     reading = read_dice(dice, cal, expected=expected)
     return cal, _report(cal, tray_found, reading, expected)
 
@@ -138,6 +142,22 @@ def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[float, float] | None
         return None
     at = near.mean(axis=0)
     return float(at[0]), float(at[1])
+
+
+def flat_excess(frame: np.ndarray, cal: Calibration) -> float | None:
+    """The largest side-face area beside the flat dice of ``frame`` (see
+    :func:`vision.lean.side_excess`), None when fewer than three dice show a face: near
+    zero for a camera far above, larger for one whose view takes in the sides of the dice
+    away from the frame's centre."""
+    found, _ = locate(frame, cal)
+    values = [
+        side_excess(
+            frame, cal, f.region, f.count, [(g.region, g.count) for g in found if g is not f]
+        )
+        for f in found
+        if 1 <= f.count.value <= 6
+    ]
+    return float(np.max(values)) if len(values) >= 3 else None
 
 
 def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:

@@ -42,6 +42,8 @@ class Calibration:
     shadow_floor: float | None = None  # dice darker than this share of the floor's
     # lightness are dice, not shadows (None: segment.SHADOW_FLOOR); raised for grey dice
     # whose bodies are as hueless against the floor as a shadow
+    flat_excess: float | None = None  # the largest side-face area (square sides) beside the
+    # calibration's flat dice (vision.lean): small where the camera is far above them
     _cache: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -97,6 +99,7 @@ class Calibration:
             "pip_contrast": round(self.pip_contrast, 3),
             **({} if self.lamp is None else {"lamp": [round(v, 3) for v in self.lamp]}),
             **({} if self.shadow_floor is None else {"shadow_floor": round(self.shadow_floor, 3)}),
+            **({} if self.flat_excess is None else {"flat_excess": round(self.flat_excess, 4)}),
         }
 
     @classmethod
@@ -136,6 +139,16 @@ class Calibration:
                 f"shadow_floor {shadow_floor!r} must be a number from {SHADOW_FLOOR} to "
                 f"{MAX_SHADOW_FLOOR} or absent"
             )
+        flat_excess = data.get("flat_excess")
+        if flat_excess is not None and not (
+            isinstance(flat_excess, int | float)
+            and not isinstance(flat_excess, bool)
+            and 0.0 <= flat_excess <= 1.0
+        ):
+            raise CalibrationError(
+                f"flat_excess {flat_excess!r} must be a number from 0 to 1 (square die sides) "
+                "or absent"
+            )
         cal = cls(
             (w, h),
             tray,
@@ -144,6 +157,7 @@ class Calibration:
             contrast,
             lamp=lamp,
             shadow_floor=None if shadow_floor is None else float(shadow_floor),
+            flat_excess=None if flat_excess is None else float(flat_excess),
         )
         s = cal.scale
         if cal.background.shape[:2] != (h // s, w // s):

@@ -104,6 +104,11 @@ def _fit_now(points: np.ndarray, side: float) -> tuple[float, int, float]:
     return float(err[best]), best, a
 
 
+def face_turn(points: np.ndarray, side: float) -> float:
+    """The turn (radians) of the standard layout that fits ``points`` best: the face's axes."""
+    return float(ANGLES[_fit(points, side)[1]])
+
+
 def layout_error(points: np.ndarray, side: float) -> float:
     """How far ``points`` (pixels) are from the best standard layout of their count, in sides.
 
