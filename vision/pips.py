@@ -252,6 +252,14 @@ def _zoom(side: float) -> int:
     return 2 if side < ZOOM_BELOW else 1
 
 
+def _enlarge_masks(zoom: int, *masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Masks ``zoom`` times larger (nearest pixel), as :func:`_enlarge` makes them."""
+    return tuple(
+        cv2.resize(m, (m.shape[1] * zoom, m.shape[0] * zoom), interpolation=cv2.INTER_NEAREST)
+        for m in masks
+    )
+
+
 def _enlarge(zoom: int, *images: np.ndarray) -> tuple[np.ndarray, ...]:
     """The crop (smoothly) and its masks (nearest pixel) ``zoom`` times larger."""
     first, *masks = images
@@ -261,29 +269,59 @@ def _enlarge(zoom: int, *images: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class FaceCrop:
+    """The frame around a die or a group of touching dice, ready for its pips to be sought:
+    the crop's weighted Lab (blurred, enlarged for small dice), the outline's mask and its
+    inner part there, the crop's origin in the frame and the enlargement."""
+
+    lab: np.ndarray
+    mask: np.ndarray
+    inner: np.ndarray
+    origin: tuple[int, int]
+    zoom: int
+    inner_unzoomed: np.ndarray  # the inner mask before the enlargement
+
+
+def face_crop(frame: np.ndarray, contour: np.ndarray, side: float) -> FaceCrop:
+    """The :class:`FaceCrop` of ``contour`` (shared by every die of a touching group)."""
+    crop, mask, ox, oy = _crop(frame, contour, max(2, int(side * 0.1)))
+    unzoomed = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(side * 0.06)))
+    inner = unzoomed
+    zoom = _zoom(side)
+    if zoom > 1:  # small dice: pips a few pixels wide, closer than the blur to each other
+        crop, mask, inner = _enlarge(zoom, crop, mask, inner)
+    lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
+    return FaceCrop(lab, mask, inner, (ox, oy), zoom, unzoomed)
+
+
 def detect_pips(
-    frame: np.ndarray, contour: np.ndarray, side: float, body_contour: np.ndarray | None = None
+    frame: np.ndarray,
+    contour: np.ndarray,
+    side: float,
+    body_contour: np.ndarray | None = None,
+    prepared: FaceCrop | None = None,
 ) -> tuple[list[Pip], list[Pip]]:
     """Pips inside ``contour`` and the blobs that were nearly pips.
 
     The die's body colour is the median inside ``body_contour`` (default: ``contour``);
-    pips are round blobs of a die-relative size that differ from it.
+    pips are round blobs of a die-relative size that differ from it. ``prepared``: the
+    :func:`face_crop` of ``contour``, when it was made already.
     """
-    crop, mask, ox, oy = _crop(frame, contour, max(2, int(side * 0.1)))
-    inner = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(side * 0.06)))
+    fc = prepared if prepared is not None else face_crop(frame, contour, side)
+    ox, oy = fc.origin
+    zoom, inner, lab = fc.zoom, fc.inner, fc.lab
     if body_contour is not None:
-        body_mask = np.zeros_like(mask)
+        body_mask = np.zeros_like(fc.inner_unzoomed)
         offset = np.array([ox, oy], np.int32)
         cv2.drawContours(body_mask, [body_contour - offset], -1, 255, cv2.FILLED)
-        body_mask &= inner
+        body_mask &= fc.inner_unzoomed
     else:
-        body_mask = inner
+        body_mask = fc.inner_unzoomed
     if cv2.countNonZero(body_mask) < 9:
         return [], []
-    zoom = _zoom(side)
-    if zoom > 1:  # small dice: pips a few pixels wide, closer than the blur to each other
-        crop, mask, inner, body_mask = _enlarge(zoom, crop, mask, inner, body_mask)
-    lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
+    if zoom > 1:
+        (body_mask,) = _enlarge_masks(zoom, body_mask)
     body = np.median(lab[body_mask > 0][::2], axis=0)  # every other pixel is plenty
     contrast = np.sqrt(((lab - body) ** 2).sum(axis=2))
     inside = contrast[body_mask > 0]

@@ -34,6 +34,7 @@ from vision.pips import (
     confidence,
     count_pips,
     detect_pips,
+    face_crop,
     learn_die_side,
     share_pips,
 )
@@ -51,6 +52,8 @@ VETO_BELOW = 0.85  # the classifier may overrule only a count less sure than thi
 # whose pips fit a face this well, evenly sized, strongly contrasted, with no nearly-pip
 # blob and centred on the die gives no evidence against it (a dark die's highlight or a
 # glossy finish puzzles the classifier, not the pips)
+UNCHALLENGED = 0.95  # a count this sure is not put to the classifier: against it, the
+# classifier only nibbles (to 0.66 at least), and agreement would only confirm it
 MAX_DICE = 30
 TANGLED = 5  # doubt added to every die of a group of touching dice that cannot be untangled
 
@@ -474,8 +477,11 @@ def _read_group(
         return [(region, count_pips(image, region, side), None)]
     pips: list[Pip] = []
     near: list[Pip] = []
+    prepared = face_crop(image, group.outline, side)  # one crop, blur and Lab for the group
     for part in group.parts:  # each part's body colour finds the pips on dice of that colour
-        found, unsure = detect_pips(image, group.outline, side, body_contour=part.contour)
+        found, unsure = detect_pips(
+            image, group.outline, side, body_contour=part.contour, prepared=prepared
+        )
         _add_inside(pips, found, group, side)
         _add_inside(near, unsure, group, side)
     centres = np.array([part.center for part in group.parts], np.float32)
@@ -535,12 +541,20 @@ def second_opinions(
     found: list[Found],
     side: float,
     taught: list[np.ndarray | None] | None = None,
+    unchallenged: bool = False,
 ) -> list[np.ndarray | None]:
-    """The classifier's probabilities for each candidate (None each when no model ships, and
-    None for a die the dice profile is sure of: a sure profile overrules the classifier)."""
+    """The classifier's probabilities for each candidate (None each when no model ships;
+    None for a die the dice profile is sure of, since a sure profile overrules the classifier,
+    and with ``unchallenged`` for a count of UNCHALLENGED or more, which the classifier could
+    only nibble: the reader does not ask it there)."""
     model = load_classifier()
     known = taught if taught is not None else [None] * len(found)
-    wanted = [i for i, t in enumerate(known) if t is None or float(t.max()) < PROFILE_SURE]
+    wanted = [
+        i
+        for i, t in enumerate(known)
+        if (t is None or float(t.max()) < PROFILE_SURE)
+        and not (unchallenged and confidence(found[i].count) >= UNCHALLENGED)
+    ]
     out: list[np.ndarray | None] = [None] * len(found)
     if model is None or not wanted:
         return out
@@ -692,7 +706,7 @@ def read_dice(
     # flat die: there a stretched region or a side face's pips mean a leaning die
     far = calibration is not None and not any(f.near_view for f in readable)
     taught = taught_opinions(image, readable, side, profile)
-    opinions = second_opinions(image, readable, side, taught)
+    opinions = second_opinions(image, readable, side, taught, unchallenged=True)
     confirmed = lamp_confirmed(readable, None if calibration is None else calibration.lamp)
     lamp = frame_lamp(readable, confirmed, calibration)
     cal_far = calibration is not None and far_calibration(calibration)

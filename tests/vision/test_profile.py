@@ -248,3 +248,18 @@ def test_the_classifier_is_asked_only_where_the_profile_is_unsure(setup) -> None
     plain = second_opinions(frame, found, side)
     assert all(o is not None for o in plain)
     assert np.allclose(plain[1], opinions[1])
+
+
+def test_the_reader_does_not_ask_the_classifier_about_a_sure_count(setup) -> None:
+    from vision.pips import confidence
+    from vision.reader import UNCHALLENGED, locate, second_opinions
+
+    cal, _ = setup
+    frame, _ = render_tray(random_tray(9600), seed=SEED, frame=60)
+    found, side = locate(frame, cal)
+    assert side is not None
+    asked = second_opinions(frame, found, side, unchallenged=True)
+    sure = [confidence(f.count) >= UNCHALLENGED for f in found]
+    assert any(sure)
+    for opinion, is_sure in zip(asked, sure, strict=True):
+        assert (opinion is None) == is_sure
