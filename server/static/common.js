@@ -337,7 +337,7 @@ const Zilch = (() => {
       note = known ? "from " + points(win.games) + " games played out" : "estimating…";
     }
     return {
-      names, known, bar, label, line, note,
+      names, known, bar, label, line, note, games: win.games || 0,
       first: names[0], advice: win.advice || "", simulated: win.method === "simulated",
     };
   }

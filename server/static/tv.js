@@ -474,17 +474,22 @@
       return;
     }
     const parts = [];
-    if (!win.simulated && win.names.length === 2) {
+    const many = win.simulated || win.names.length !== 2;
+    box.classList.toggle("win-many", many);
+    if (!many) {
       const [first, second] = win.names;
       parts.push(h("span", { class: "win-name" }, win.label(first)), win.bar,
         h("span", { class: "win-name" }, percent(state.win_chance.players[second]) + " " + second),
         h("span", { class: "win-line", title: first + "'s chance at each turn start" }, win.line));
     } else {
-      parts.push(h("span", { class: "win-title" }, "Chance to win"), win.bar,
+      /* the band has room for one more line: the names (the games behind them last,
+         the first thing cut when many names fill the line), and a thin bar under them */
+      parts.push(h("span", { class: "win-title" }, "Chance to win"),
         h("span", { class: "win-names" }, ...(win.known
           ? win.names.map((n, i) => h("span", { class: "win-name win-seat-" + (i % 6) }, win.label(n)))
-          : [])),
-        h("span", { class: "win-note" }, win.note));
+          : []), h("span", { class: "win-note" }, win.known ? points(win.games) + " games" : win.note)),
+        win.bar);
+      win.bar.classList.add("win-bar-thin");
     }
     if (win.advice) parts.push(h("span", { class: "win-advice" }, "Coach: " + win.advice));
     box.replaceChildren(...parts);
