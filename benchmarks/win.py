@@ -35,6 +35,7 @@ from zilch.strategy.bots import WinBot
 from zilch.strategy.duel import play_duel
 from zilch.strategy.model import roll_table
 from zilch.strategy.winchance import Side, WinTable
+from zilch.strategy.winround import Place
 from zilch.strategy.winsolve import Options, check_solvable, solve_win, turn_values
 
 
@@ -42,6 +43,20 @@ def _rules(name: str, house: list[str]) -> RuleSet:
     rules = find_preset(name)
     pairs = dict(item.split("=", 1) for item in house)
     return rules.with_house_rules(pairs) if pairs else rules
+
+
+def _side(rules: RuleSet, score: int, streak: int = 0) -> Side:
+    """A player at ``score``; under a final round (club) on board exactly above 0."""
+    if rules.ending == "final_round":
+        return Side(score, 0, score > 0 or rules.entry_needed(False) == rules.entry_needed(True))
+    return Side(score, streak)
+
+
+def _seats(rules: RuleSet) -> list[Place | None]:
+    """Both seats of a round whose end is announced under a final round, else no place."""
+    if rules.ending == "final_round":
+        return [Place(False, "announced"), Place(True, "announced")]
+    return [None]
 
 
 def run_solve(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,10 +95,11 @@ def run_lookup(args: argparse.Namespace) -> dict[str, Any]:
     picker = random.Random(7)
     times, cpu = [], []
     for _ in range(args.repeats):
-        me = Side(50 * picker.randrange(0, rules.target // 50), picker.randrange(3))
-        other = Side(50 * picker.randrange(0, rules.target // 50), picker.randrange(3))
+        me = _side(rules, 50 * picker.randrange(0, rules.target // 50), picker.randrange(3))
+        other = _side(rules, 50 * picker.randrange(0, rules.target // 50), picker.randrange(3))
+        place = picker.choice(_seats(rules)) if rules.ending == "final_round" else None
         start, used = time.perf_counter(), time.process_time()
-        table.turn(me, other)
+        table.turn(me, other, place=place)
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - used)
     return {
@@ -102,14 +118,16 @@ def run_agree(args: argparse.Namespace) -> dict[str, Any]:
     lay = table.layout
     every = max(1, lay.scores // args.points)
     differences = []
-    for x in range(0, lay.scores, every):
-        for y in range(0, lay.scores, every):
-            me, other = Side(lay.floor + x * lay.unit), Side(lay.floor + y * lay.unit)
-            differences.append(
-                table.start_chance(me, other) - table.turn(me, other).roll_chance(0, 6)
-            )
+    for place in _seats(rules):
+        for x in range(0, lay.scores, every):
+            for y in range(0, lay.scores, every):
+                me = _side(rules, lay.floor + x * lay.unit)
+                other = _side(rules, lay.floor + y * lay.unit)
+                exact = table.turn(me, other, place=place).roll_chance(0, 6)
+                differences.append(table.start_chance(me, other, place) - exact)
     gaps = np.array(differences)
-    start = table.start_chance(Side(0), Side(0))
+    zero = _side(rules, 0)
+    start = table.start_chance(zero, zero, _seats(rules)[0])
     return {
         "preset": rules.name,
         "house_rules": rules.house_rules,
@@ -118,7 +136,7 @@ def run_agree(args: argparse.Namespace) -> dict[str, Any]:
         "mean_gap": round(float(gaps.mean()), 6),
         "worst_gap": round(float(np.abs(gaps).max()), 6),
         "start_table": round(start, 6),
-        "start_exact": round(table.turn(Side(0), Side(0)).roll_chance(0, 6), 6),
+        "start_exact": round(table.turn(zero, zero, place=_seats(rules)[0]).roll_chance(0, 6), 6),
     }
 
 

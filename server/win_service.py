@@ -26,6 +26,7 @@ from zilch import Game, RuleSet
 from zilch.errors import ZilchError
 from zilch.strategy.view import InvalidSituation, TurnView, dice_left_after, options_of, view_of
 from zilch.strategy.winchance import Side, TurnChances, WinTable
+from zilch.strategy.winround import Place, place_of
 from zilch.strategy.winsolve import check_solvable
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,11 @@ class WinTables:
         if table is None:
             return None
         if len(state.players) == 2:
-            return self._exact(game, table)
+            try:
+                return self._exact(game, table)
+            except ZilchError as exc:  # a table the two-player solve does not describe
+                log.debug("no win chance for this table: %s", exc)
+                return None
         found = self.estimates.latest(game, left)
         return {
             "players": dict(found["players"]) if found else {},
@@ -155,7 +160,10 @@ class WinTables:
         state = game.state
         me = state.current or ""
         view = view_of(state, me)
-        turn = self._turn(table, view)
+        place = None
+        if game.rules.ending == "final_round":  # club: the seat and the round place the turn
+            place = place_of(game.rules, view.round, view.closes, view.final)
+        turn = self._turn(table, view, place)
         advice = ""
         if view.roll:
             try:
@@ -167,7 +175,7 @@ class WinTables:
                 for o in options
             ]
             now = max(chances, default=0.0)
-            start = self._start(table, view, turn)
+            start = self._start(table, view, turn, place)
         elif view.total > 0 or state.turn.rolls:
             solved = turn.result()
             left = 0 if state.turn.free_roll else state.turn.dice_left
@@ -178,9 +186,9 @@ class WinTables:
                 now = max(roll, bank)
             else:
                 now = roll
-            start = self._start(table, view, turn)
+            start = self._start(table, view, turn, place)
         else:
-            now = start = self._start(table, view, turn)
+            now = start = self._start(table, view, turn, place)
         other = next(p.name for p in state.players if p.name != me)
         first = state.players[0].name
         history = self._remember(game, state.turn_number, start if me == first else 1 - start)
@@ -197,16 +205,18 @@ class WinTables:
         me = Side(view.score, view.streak, view.on_board)
         return me, Side(view.opponent, view.opponent_streak, view.opponent_on_board)
 
-    def _start(self, table: WinTable, view: TurnView, turn: Future[TurnChances]) -> float:
+    def _start(
+        self, table: WinTable, view: TurnView, turn: Future[TurnChances], place: Place | None
+    ) -> float:
         """The mover's chance at the start of this turn: the table's, else the solved turn's."""
-        if not view.final:
+        if not view.final or place is not None:
             try:
-                return table.start_chance(*self._sides(view))
+                return table.start_chance(*self._sides(view), place)
             except InvalidSituation:
                 pass
         return turn.result().roll_chance(0, 6)
 
-    def _turn(self, table: WinTable, view: TurnView) -> Future[TurnChances]:
+    def _turn(self, table: WinTable, view: TurnView, place: Place | None) -> Future[TurnChances]:
         """This turn's solve: started on the turn thread the first time it is asked for."""
         key = (
             id(table),
@@ -217,6 +227,7 @@ class WinTables:
             view.on_board,
             view.opponent_on_board,
             view.final,
+            place,
         )
         found = self._turns.get(key)
         if found is None:
@@ -224,10 +235,10 @@ class WinTables:
                 self._turns = {k: f for k, f in self._turns.items() if not f.done()}
             me, other = self._sides(view)
             try:
-                found = self._pool.submit(table.turn, me, other, view.final)
+                found = self._pool.submit(table.turn, me, other, view.final, place)
             except RuntimeError:  # closing: solve it here
                 found = Future()
-                found.set_result(table.turn(me, other, view.final))
+                found.set_result(table.turn(me, other, view.final, place))
             self._turns[key] = found
         return found
 

@@ -13,8 +13,10 @@ from server.errors import UserError
 from server.solver_cache import CACHE_FOLDER, SolverCache, WinTableCache
 from zilch import InvalidDice, RuleSet
 from zilch.strategy import BOTS, Bot, Solution, TurnView, UnknownBot, make_bot
+from zilch.strategy.model import has_entry_status
 from zilch.strategy.view import InvalidSituation
 from zilch.strategy.winchance import Side
+from zilch.strategy.winround import place_of
 from zilch.strategy.winsolve import check_solvable
 
 
@@ -42,6 +44,7 @@ def register(sub: Subparsers) -> None:
         action="store_true",
         help="the bot has not banked the entry minimum yet (presets with one)",
     )
+    _add_round_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     _add_cache_argument(p)
     p.set_defaults(func=run_decide)
@@ -60,6 +63,10 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "--opponent-off-board", action="store_true", help="the other player is not on board"
     )
+    p.add_argument(
+        "--final", action="store_true", help="the final round (rules ending with one, e.g. club)"
+    )
+    _add_round_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     _add_cache_argument(p)
     p.set_defaults(func=run_win_chance)
@@ -73,6 +80,46 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     _add_cache_argument(p)
     p.set_defaults(func=run_duel)
+
+
+def _add_round_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a turn falls in a game that ends with a final round (club); ignored otherwise."""
+    parser.add_argument(
+        "--closes",
+        action="store_true",
+        help="final-round rules: the player to act plays second in each round (default: first)",
+    )
+    parser.add_argument(
+        "--round",
+        type=int,
+        metavar="N",
+        help="final-round rules: the round being played (default: one whose scores are "
+        "announced at its end, e.g. round 2 under club); --final for the final round",
+    )
+
+
+def _final_round_statuses(rules: RuleSet, args: argparse.Namespace) -> tuple[bool, bool]:
+    """Both players' on-board statuses: under a final round with an entry minimum a
+    player is on board exactly when the score is above 0."""
+    if rules.ending != "final_round" or not has_entry_status(rules):
+        return not args.off_board, not getattr(args, "opponent_off_board", False)
+    if getattr(args, "opponent_off_board", False) and args.opponent > 0:
+        raise UserError(
+            f"--opponent-off-board with --opponent {args.opponent:,}: under {rules.name} a "
+            "player with points is on board"
+        )
+    if args.off_board and args.score > 0:
+        raise UserError(
+            f"--off-board with --score {args.score:,}: under {rules.name} a player with "
+            "points is on board"
+        )
+    return args.score > 0, args.opponent > 0
+
+
+def _round_number(args: argparse.Namespace) -> int:
+    if args.round is None:
+        return 0
+    return _check_number("--round", args.round, least=1)
 
 
 def _add_cache_argument(parser: argparse.ArgumentParser) -> None:
@@ -163,15 +210,21 @@ def run_decide(args: argparse.Namespace) -> int:
         if not word.strip().isdigit():
             raise InvalidDice(f"die value {word!r} is not a number; die values are 1 to 6")
         dice.append(int(word))
+    on_board, opponent_on_board = not args.off_board, True
+    if name == "win":  # the win table knows a club player's status from the score
+        on_board, opponent_on_board = _final_round_statuses(rules, args)
     view = TurnView.checked(
         dice,
         total=_check_number("--turn-total", args.turn_total),
         score=args.score,
         opponent=args.opponent,
         streak=_check_number("--streak", args.streak),
-        on_board=not args.off_board,
+        on_board=on_board,
         final=args.final,
         opponent_streak=_check_number("--opponent-streak", args.opponent_streak),
+        opponent_on_board=opponent_on_board,
+        closes=args.closes,
+        round=_round_number(args),
     )
     bot = bot_for(name, rules, args)
     decision = bot.decide_view(view)
@@ -191,7 +244,13 @@ def run_win_chance(args: argparse.Namespace) -> int:
     for flag, value in (("--score", args.score), ("--opponent", args.opponent)):
         if value % unit:
             raise InvalidSituation(f"{flag} is a multiple of {unit} (got {value})")
-    if args.score >= rules.target:
+    final_round = rules.ending == "final_round"
+    if args.final and not final_round:
+        raise UserError(
+            f"--final is for rules that end with a final round (club); under {rules.name} "
+            "give the player who reached the target as --opponent"
+        )
+    if args.score >= rules.target and not final_round:
         raise InvalidSituation(
             f"--score {args.score:,} has reached the target {rules.target:,}: the game is "
             "decided on the other player's final turn (give that player as --score)"
@@ -209,11 +268,13 @@ def run_win_chance(args: argparse.Namespace) -> int:
         raise UserError(f"--dice-left is 1 to 6 (got {dice})")
     if total == 0 and dice != 6:
         raise UserError("a turn total of 0 means the turn's first roll: --dice-left 6")
+    on_board, opponent_on_board = _final_round_statuses(rules, args)
+    place = place_of(rules, _round_number(args), args.closes, args.final) if final_round else None
+    me = Side(args.score, streak, on_board)
+    other = Side(args.opponent, other_streak, opponent_on_board)
     table = _win_cache(args).table(rules)
-    me = Side(args.score, streak, not args.off_board)
-    other = Side(args.opponent, other_streak, not args.opponent_off_board)
     started = time.perf_counter()
-    turn = table.turn(me, other)
+    turn = table.turn(me, other, args.final, place)
     left = 0 if (dice == 6 and total > 0) else dice
     roll = turn.roll_chance(total, dice)
     bank = turn.bank_chance(total) if turn.can_bank(total, left) else None
@@ -230,7 +291,8 @@ def run_win_chance(args: argparse.Namespace) -> int:
         "opponent_streak": other_streak,
         "turn_total": total,
         "dice_left": dice,
-        "turn_start": table.start_chance(me, other) if not mid_turn else None,
+        **({"closes": args.closes, "round": place.kind} if place is not None else {}),
+        "turn_start": table.start_chance(me, other, place) if not mid_turn else None,
         "seconds": round(time.perf_counter() - started, 4),
         "notes": list(table.notes),
     }

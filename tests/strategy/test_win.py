@@ -163,9 +163,10 @@ def test_table_round_trips_and_bad_arrays_are_refused(rules: RuleSet, table: Win
         WinTable.from_arrays(rules, {"table": arrays["table"]})
 
 
-def test_final_round_endings_are_refused() -> None:
-    with pytest.raises(WinSolveError, match="final_round"):
-        solve_win(find_preset("club"))
+def test_final_round_endings_the_solve_does_not_model_are_refused() -> None:
+    """Club's final round is solved (tests/strategy/test_win_round.py); with a penalty not."""
+    with pytest.raises(WinSolveError, match="final round does not handle a zilch penalty"):
+        solve_win(find_preset("club").with_house_rules({"zilch_penalty": "500"}))
 
 
 def test_win_bot_on_a_final_turn_rolls_until_ahead(rules: RuleSet, table: WinTable) -> None:
@@ -330,7 +331,8 @@ def test_solving_in_the_background_skips_what_is_there(rules: RuleSet, cache_dir
 
     wins = WinTables(cache_dir)
     wins.start(rules)  # already on disk: no process
-    wins.start(find_preset("club"))  # a final round: not solved, no process
+    # A final round with a zilch penalty: not solved, no process.
+    wins.start(find_preset("club").with_house_rules({"zilch_penalty": "500"}))
     assert wins._processes == []
     wins.close()
 

@@ -28,11 +28,13 @@ from zilch.strategy.view import (
     view_of,
 )
 from zilch.strategy.winchance import Side, TurnChances, WinTable
+from zilch.strategy.winround import Place, RoundKind, place_of
 
 BOTS = ("dicenow", "optimal", "win")
 
-TurnKey = tuple[int, int, int, int, bool, bool, bool]
-"""A win turn's situation: scores, streaks and statuses of both sides, last turn or not."""
+TurnKey = tuple[int, int, int, int, bool, bool, bool, bool, RoundKind]
+"""A win turn's situation: scores, streaks and statuses of both sides, last turn or not,
+and under a final round the mover's seat and the kind of round (else False, announced)."""
 
 
 class UnknownBot(ZilchError, ValueError):
@@ -257,7 +259,8 @@ class WinBot:
     from the turn-start table (:meth:`WinTable.turn`); ties go to more points,
     then fewer dice. The opponent is the other player, or with three or more
     players the one with the best score (an approximation: the others are
-    ignored). On a final turn only getting ahead counts.
+    ignored). On a final turn only getting ahead counts. Under a final round
+    (club) the turn is placed by the view's seat, round and final flag.
     """
 
     name = "win"
@@ -269,8 +272,12 @@ class WinBot:
         self._turns: OrderedDict[TurnKey, TurnChances] = OrderedDict()
 
     @staticmethod
-    def key_of(view: TurnView) -> TurnKey:
-        """What a turn's solution depends on: both sides and whether it is a last turn."""
+    def key_of(view: TurnView, rules: RuleSet | None = None) -> TurnKey:
+        """What a turn's solution depends on: both sides, whether it is a last turn, and
+        under final-round ``rules`` where the turn falls in its round."""
+        place = Place()
+        if rules is not None and rules.ending == "final_round":
+            place = place_of(rules, view.round, view.closes, view.final)
         return (
             view.score,
             view.opponent,
@@ -279,11 +286,13 @@ class WinBot:
             view.on_board,
             view.opponent_on_board,
             view.final,
+            place.closes,
+            place.kind,
         )
 
     def turn(self, view: TurnView) -> TurnChances:
         """The solved turn for this view's scores, streaks and statuses (remembered)."""
-        key = self.key_of(view)
+        key = self.key_of(view, self.rules)
         found = self._turns.get(key)
         if found is None:
             self.prepare([key])
@@ -294,7 +303,7 @@ class WinBot:
 
     def pending(self, state: StateLike, me: str) -> TurnKey | None:
         """The turn ``decide(state, me)`` would have to solve first, or None if remembered."""
-        key = self.key_of(view_of(state, me))
+        key = self.key_of(view_of(state, me), self.rules)
         return None if key in self._turns else key
 
     def prepare(self, keys: Sequence[TurnKey]) -> None:
@@ -305,7 +314,8 @@ class WinBot:
         """
         wanted = [k for k in dict.fromkeys(keys) if k not in self._turns]
         situations = [(Side(k[0], k[2], k[4]), Side(k[1], k[3], k[5]), k[6]) for k in wanted]
-        for key, solved in zip(wanted, self.table.turns(situations), strict=True):
+        places = [Place(k[7], k[8]) for k in wanted]
+        for key, solved in zip(wanted, self.table.turns(situations, places), strict=True):
             self._turns[key] = solved
         while len(self._turns) > max(self.keep, len(wanted)):
             self._turns.popitem(last=False)

@@ -2,7 +2,9 @@
 
 Dice come from an injected seeded generator, so a duel is reproducible. The
 two bots alternate who starts; a shared win (where the rules allow one)
-counts as half a win for each side.
+counts as half a win for each side. Where the rules seat players in
+alphabetical order (club), each game's names begin with the seat ("1 win A",
+"2 optimal"), so the bot meant to start does start.
 """
 
 from __future__ import annotations
@@ -80,6 +82,12 @@ def _player_names(bots: Sequence[Bot]) -> tuple[str, str]:
     if first == second:
         return (f"{first} A", f"{second} B")
     return (first, second)
+
+
+def seat_name(rules: RuleSet, seat: int, name: str) -> str:
+    """The name a bot plays under in seat ``seat`` (0 starts): numbered under alphabetical
+    order, so that the playing order is the seating."""
+    return f"{seat + 1} {name}" if rules.order == "alphabetical" else name
 
 
 def play_game(rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Random) -> Game:
@@ -223,7 +231,10 @@ def play_duel(
     ties = 0
     first_wins = 0.0
     orders = [(0, 1) if index % 2 == 0 else (1, 0) for index in range(games)]
-    seatings = [[(names[side], bots[side]) for side in order] for order in orders]
+    seatings = [
+        [(seat_name(rules, seat, names[side]), bots[side]) for seat, side in enumerate(order)]
+        for order in orders
+    ]
     played: list[Game] = []
     if batch:
         played = play_games_batched(rules, seatings, seed, batch, progress)
@@ -235,11 +246,11 @@ def play_duel(
         share = 1.0 / len(winners) if winners else 0.0
         if len(winners) > 1:
             ties += 1
-        for side in (0, 1):
-            if names[side] in winners:
+        for (name, _), side in zip(seatings[index], order, strict=True):
+            if name in winners:
                 wins[side] += share
-            scores[side] += final.player(names[side]).score
-        if names[order[0]] in winners:
+            scores[side] += final.player(name).score
+        if seatings[index][0][0] in winners:
             first_wins += share
         if progress is not None and not batch:
             progress(index + 1)

@@ -67,6 +67,8 @@ class StateLike(Protocol):
     def closer(self) -> str | None: ...
     @property
     def tiebreak(self) -> bool: ...
+    @property
+    def round(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,10 @@ class TurnView:
     ``opponent`` the best score among the other players; ``final`` is true on
     the player's last turn of the game (someone else has reached the target).
     ``opponent_streak`` and ``opponent_on_board`` describe that best other
-    player (the ``win`` player reads them).
+    player (the ``win`` player reads them). Where the game ends with a final
+    round, ``closes`` is true for the player who plays last in each round and
+    ``round`` is the round number (0: not given, a round whose scores are
+    announced); ``final`` is then true throughout the final round.
     """
 
     roll: tuple[int, ...]
@@ -106,6 +111,8 @@ class TurnView:
     frozen: tuple[int, ...] = ()
     opponent_streak: int = 0
     opponent_on_board: bool = True
+    closes: bool = False
+    round: int = 0
 
     @classmethod
     def checked(
@@ -120,6 +127,8 @@ class TurnView:
         final: bool = False,
         opponent_streak: int = 0,
         opponent_on_board: bool = True,
+        closes: bool = False,
+        round: int = 0,
     ) -> TurnView:
         """A view from outside input, each value checked with a one-line reason.
 
@@ -134,6 +143,8 @@ class TurnView:
         if streak < 0 or opponent_streak < 0:
             bad = min(streak, opponent_streak)
             raise InvalidSituation(f"a zilch streak cannot be negative (got {bad})")
+        if round < 0:
+            raise InvalidSituation(f"a round number is 1 or more (got {round})")
         return cls(
             dice,
             total,
@@ -145,6 +156,8 @@ class TurnView:
             (),
             opponent_streak,
             opponent_on_board,
+            closes,
+            round,
         )
 
     @property
@@ -204,4 +217,6 @@ def view_of(state: StateLike, me: str) -> TurnView:
         state.turn.pyramid,
         best.streak if best else 0,
         best.on_board if best else True,
+        state.players[-1].name == me,
+        state.round,
     )

@@ -17,16 +17,17 @@ import numpy as np
 from zilch.rules import RuleSet
 from zilch.strategy.model import approximations, has_entry_status, roll_table
 from zilch.strategy.view import InvalidSituation
+from zilch.strategy.winround import TURNS, Place, _row, _start, solve_rows
 from zilch.strategy.winsolve import (
     WIN_SOLVER_VERSION,
     Float32Array,
     FloatArray,
     Layout,
     Options,
+    RoundEnd,
     WinSolve,
     layout_of,
     tie_value,
-    turn_values,
     zilch_state,
 )
 
@@ -104,6 +105,11 @@ class WinTable:
     ``final[j, d]``: chance that a player in status ``j`` on a last turn gets
     ahead of a lead of ``d`` grid steps. ``nodes``, ``passes`` and ``change``
     describe the solve; ``notes`` the rules it leaves out.
+
+    Under a final round (``layout.seats`` 2) the first two axes are the mover's
+    and the opponent's seat (0 opens the round, 1 closes it), ``round_end`` holds
+    the exactly solved rest (:class:`~zilch.strategy.winsolve.RoundEnd`), and each
+    turn is placed in its round by a :class:`~zilch.strategy.winround.Place`.
     """
 
     rules: RuleSet
@@ -115,10 +121,14 @@ class WinTable:
     passes: int
     change: float
     notes: tuple[str, ...] = ()
+    round_end: RoundEnd | None = None
 
     @classmethod
     def of(cls, solved: WinSolve) -> WinTable:
         """The compact table of a finished solve."""
+        end = solved.round_end
+        if end is not None:
+            end = RoundEnd(end.sure.astype(np.float32), end.first.astype(np.float32), end.opening)
         return cls(
             solved.rules,
             solved.layout,
@@ -129,6 +139,7 @@ class WinTable:
             solved.passes,
             solved.change,
             tuple(win_notes(solved.rules, solved.layout)),
+            end,
         )
 
     # -- single states ----------------------------------------------------------------
@@ -153,9 +164,20 @@ class WinTable:
             return 0.0
         return float(self.final[self._status(on_board), steps])
 
-    def start_chance(self, me: Side, other: Side) -> float:
-        """Chance that ``me``, about to start a turn, beats ``other`` (both playing to win)."""
+    def opening_place(self) -> Place:
+        """The place of the game's first turn (final-round rules)."""
+        return Place(False, "quiet" if self.rules.announce_from >= 2 else "announced")
+
+    def start_chance(self, me: Side, other: Side, place: Place | None = None) -> float:
+        """Chance that ``me``, about to start a turn, beats ``other`` (both playing to win).
+
+        Under a final round ``place`` says where the turn falls (default: the
+        opener of a round whose end is announced).
+        """
         lay = self.layout
+        if self.round_end is not None:
+            where, mover, opposing = self._round_situation(me, other, False, place)
+            return _start(lay, self.table, self.round_end, mover, opposing, where)
         if other.score >= lay.target:
             return self.final_chance(other.score - me.score, me.on_board)
         if me.score >= lay.target:
@@ -175,54 +197,94 @@ class WinTable:
             ]
         )
 
-    def turn(self, me: Side, other: Side, final: bool = False) -> TurnChances:
+    def turn(
+        self, me: Side, other: Side, final: bool = False, place: Place | None = None
+    ) -> TurnChances:
         """Every state of ``me``'s turn against ``other``, solved exactly from the table.
 
         On a final turn (``final``, or ``other`` at the target) only getting ahead of
         ``other`` counts; otherwise banking leads to ``other``'s turn at the new scores
-        and a zilch to ``other``'s turn at the old ones (after any penalty).
+        and a zilch to ``other``'s turn at the old ones (after any penalty). Under a
+        final round ``final`` means the final round and ``place`` gives the seat.
         """
-        return self.turns([(me, other, final)])[0]
+        return self.turns([(me, other, final)], [place])[0]
 
-    def turns(self, situations: Sequence[tuple[Side, Side, bool]]) -> list[TurnChances]:
+    def turns(
+        self,
+        situations: Sequence[tuple[Side, Side, bool]],
+        places: Sequence[Place | None] | None = None,
+    ) -> list[TurnChances]:
         """:meth:`turn` for many turn starts at once (one vectorised sweep per batch).
 
         Each turn comes out as :meth:`turn` gives it alone: columns of different
         lengths end where their own turn does (``turn_values``'s ``ends``).
         """
-        rows = [self._turn_row(me, other, final) for me, other, final in situations]
-        order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
-        found: list[TurnChances | None] = [None] * len(rows)
-        options = _options(self.rules)
+        where = list(places) if places is not None else [None] * len(situations)
+        if len(where) != len(situations):
+            raise ValueError(f"{len(where)} places for {len(situations)} situations")
+        rows = [
+            self._turn_row(me, other, final, place)
+            for (me, other, final), place in zip(situations, where, strict=True)
+        ]
         compulsory = self.rules.free_roll == "compulsory"
-        for at in range(0, len(order), _BATCH):
-            chunk = order[at : at + _BATCH]
-            ends = np.array([len(rows[r][0]) for r in chunk], dtype=np.intp)
-            bank = np.empty((len(chunk), int(ends.max())))
-            for c, r in enumerate(chunk):
-                values = rows[r][0]
-                bank[c, : len(values)] = values
-                bank[c, len(values) :] = values[-1]
-            zilch = np.array([rows[r][1] for r in chunk])
-            bank_from = np.array([rows[r][2] for r in chunk], dtype=np.intp)
-            roll, after = turn_values(options, bank, zilch, bank_from, compulsory, ends)
-            for c, r in enumerate(chunk):
-                n = int(ends[c])
-                found[r] = TurnChances(
-                    self.layout.unit,
-                    np.ascontiguousarray(roll[c, :n]),
-                    np.ascontiguousarray(after[c, :n]),
-                    rows[r][0],
-                    int(bank_from[c]),
-                    compulsory,
-                )
-        return [f for f in found if f is not None]
+        solved = solve_rows(_options(self.rules), rows, compulsory)
+        return [
+            TurnChances(self.layout.unit, roll, after, row[0], row[2], compulsory)
+            for (roll, after), row in zip(solved, rows, strict=True)
+        ]
 
-    def _turn_row(self, me: Side, other: Side, final: bool) -> tuple[FloatArray, float, int]:
+    def _round_situation(
+        self, me: Side, other: Side, final: bool, place: Place | None
+    ) -> tuple[Place, tuple[int, int], tuple[int, int]]:
+        """A final-round turn checked: its place, and (score, status index) of both sides."""
+        rules, lay = self.rules, self.layout
+        where = place or Place()
+        if final:
+            where = Place(where.closes, "final")
+        for side, what in ((me, "the score"), (other, "the opponent's score")):
+            if side.score < 0 or side.score % lay.unit:
+                raise InvalidSituation(
+                    f"{what} is a multiple of {lay.unit} and not negative under {rules.name} "
+                    f"(got {side.score})"
+                )
+            if lay.statuses == 2 and side.on_board != (side.score > 0):
+                state = "on board" if side.on_board else "not on board"
+                raise InvalidSituation(
+                    f"under {rules.name} a player is on board exactly when the score is above "
+                    f"0 ({what} {side.score:,} and {state})"
+                )
+        if where.kind == "quiet":
+            if rules.announce_from < 2:
+                raise InvalidSituation(
+                    f"under this {rules.name} game scores are announced from round 1: every "
+                    "round but the final one is announced"
+                )
+            if not where.closes and (me.score or other.score):
+                raise InvalidSituation(
+                    "round 1's opener plays the game's first turn, at 0 against 0 "
+                    f"(got {me.score:,} against {other.score:,})"
+                )
+            if where.closes and me.score:
+                raise InvalidSituation(
+                    f"round 1's closer has not played yet: its score is 0 (got {me.score:,})"
+                )
+        mover = (me.score, self._status(me.on_board))
+        return where, mover, (other.score, self._status(other.on_board))
+
+    def _turn_row(
+        self, me: Side, other: Side, final: bool, place: Place | None = None
+    ) -> tuple[FloatArray, float, int]:
         """One turn's bank values by total, its zilch value and its first bankable total."""
         lay = self.layout
         rules = self.rules
         unit = lay.unit
+        if self.round_end is not None:
+            where, mover, opposing = self._round_situation(me, other, final, place)
+            end = self.round_end
+            bank, zilch, bank_from = _row(
+                rules, lay, self.table, end.sure, end.first, mover, opposing, where
+            )
+            return np.asarray(bank, dtype=np.float64), zilch, bank_from
         bank_from = max(1, -(-rules.entry_needed(me.on_board) // unit))
         if final or other.score >= lay.target:
             need = (other.score - me.score) // unit
@@ -255,6 +317,7 @@ class WinTable:
         start = self.start_chance(
             Side(0, on_board=not has_entry_status(self.rules)),
             Side(0, on_board=not has_entry_status(self.rules)),
+            self.opening_place() if self.round_end is not None else None,
         )
         return {
             "preset": self.rules.name,
@@ -271,7 +334,15 @@ class WinTable:
     def to_arrays(self) -> dict[str, Any]:
         """numpy arrays for ``np.savez`` (no pickles)."""
         lay = self.layout
+        end = {}
+        if self.round_end is not None:
+            end = {
+                "sure": self.round_end.sure,
+                "first": self.round_end.first,
+                "opening": np.array([self.round_end.opening]),
+            }
         return {
+            **end,
             "table": self.table,
             "final": self.final,
             "meta": np.array(
@@ -305,15 +376,17 @@ class WinTable:
         if len(meta) != 10 or len(numbers) != 2 or meta[0] != WIN_SOLVER_VERSION:
             raise WinTableDataError("win table arrays are from another solver version")
         _, unit, floor, target, margin, streaks, statuses, pad, nodes, passes = meta
-        lay = Layout(unit, floor, target, margin, streaks, statuses, pad)
         expected = layout_of(rules, floor, margin)
-        shape = (streaks, streaks, statuses, statuses, lay.scores, lay.scores)
+        lay = Layout(unit, floor, target, margin, streaks, statuses, pad, expected.seats)
+        states = lay.states
+        shape = (states, states, statuses, statuses, lay.scores, lay.scores)
         if lay != expected or table.shape != shape:
             raise WinTableDataError(f"the win table does not fit the rules of {rules.name}")
         if final.ndim != 2 or final.shape[0] != statuses or not np.isfinite(table).all():
             raise WinTableDataError("the win table's last-turn chances do not fit")
         if table.min() < -1e-6 or table.max() > 1 + 1e-6:
             raise WinTableDataError("the win table holds chances outside 0..1")
+        end = _round_end(lay, arrays) if lay.seats == 2 else None
         return cls(
             rules,
             lay,
@@ -324,12 +397,34 @@ class WinTable:
             passes,
             numbers[1],
             tuple(win_notes(rules, lay)),
+            end,
         )
 
 
+def _round_end(lay: Layout, arrays: Mapping[str, Any]) -> RoundEnd:
+    """The final-round arrays of :meth:`WinTable.to_arrays`, checked against the layout."""
+    try:
+        sure = np.asarray(arrays["sure"], dtype=np.float32)
+        first = np.asarray(arrays["first"], dtype=np.float32)
+        opening = [float(v) for v in np.asarray(arrays["opening"]).tolist()]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WinTableDataError(
+            f"the win table's final-round arrays are incomplete: {exc}"
+        ) from None
+    width = 2 * (lay.reach + lay.pad) + 1
+    if sure.shape != (TURNS, lay.statuses, lay.statuses, width) or len(opening) != 1:
+        raise WinTableDataError("the win table's final-round chances do not fit its rules")
+    if first.shape not in ((lay.statuses, lay.scores), (lay.statuses, 0)):
+        raise WinTableDataError("the win table's first-round chances do not fit its rules")
+    for values in (sure, first, np.array(opening)):
+        if not np.isfinite(values).all() or values.min(initial=0.5) < -1e-6:
+            raise WinTableDataError("the win table's final-round chances are not chances")
+        if values.max(initial=0.5) > 1 + 1e-6:
+            raise WinTableDataError("the win table's final-round chances are not chances")
+    return RoundEnd(sure, first, opening[0])
+
+
 _OPTIONS: dict[RuleSet, Options] = {}
-_BATCH = 256
-"""Turns solved in one sweep by :meth:`WinTable.turns` (bounded memory: ~250 MB)."""
 
 
 def _options(rules: RuleSet) -> Options:
@@ -353,4 +448,10 @@ def win_notes(rules: RuleSet, layout: Layout) -> list[str]:
         f"a turn that reaches {layout.target + layout.margin:,} or more banks "
         "(totals that high are almost never reached)"
     )
+    if layout.seats == 2:
+        lead = (layout.reach + layout.pad) * layout.unit
+        notes.append(
+            f"two players, both present every round (no late joiner, no skipped turn); "
+            f"a lead over {lead:,} counts as {lead:,}"
+        )
     return notes

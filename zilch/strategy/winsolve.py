@@ -61,6 +61,8 @@ from zilch.strategy.tables import RollTable
 FloatArray = npt.NDArray[np.float64]
 Float32Array = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.intp]
+Chances = FloatArray | Float32Array
+"""Chances in either precision (the solve works in float64, a stored table is float32)."""
 
 WIN_SOLVER_VERSION = 2
 """Changes whenever a win solve of the same rules could give different numbers."""
@@ -145,6 +147,12 @@ class Layout:
     streaks: int
     statuses: int  # 2 with an entry minimum (index 1 = on board), else 1
     pad: int  # grid steps of the largest set-aside
+    seats: int = 1  # 2 when the game ends with a final round: the mover opens or closes it
+
+    @property
+    def states(self) -> int:
+        """States of one player on the table's first two axes: seat x streak state."""
+        return self.seats * self.streaks
 
     @property
     def scores(self) -> int:
@@ -333,6 +341,22 @@ def _prefix_plan(table: RollTable, minimum: int) -> _Prefix:
 
 
 @dataclass(frozen=True, eq=False)
+class RoundEnd:
+    """The exactly solved parts of a game that ends with a final round (:mod:`.winround`).
+
+    ``sure[k - 1, i, j, D + d]``: chance that the mover (status ``i``, ``d`` steps
+    ahead, ``D`` the half-width) beats the opponent (status ``j``) with ``k`` turns
+    left in a game whose final round is already certain. ``first[j, y]``: the
+    closer's turn in the quiet first round, at 0 against the opener at score index
+    ``y`` in status ``j``; ``opening``: the opener's first turn at 0-0.
+    """
+
+    sure: Chances
+    first: Chances
+    opening: float
+
+
+@dataclass(frozen=True, eq=False)
 class WinSolve:
     """What :func:`solve_win` returns: the turn-start table and what it was solved with.
 
@@ -352,6 +376,7 @@ class WinSolve:
     change: float
     nodes: int
     changes: tuple[float, ...] = ()
+    round_end: RoundEnd | None = None
 
 
 def layout_of(rules: RuleSet, floor: int = -2000, margin: int = 5000) -> Layout:
@@ -370,6 +395,7 @@ def layout_of(rules: RuleSet, floor: int = -2000, margin: int = 5000) -> Layout:
         streak_model(rules).states,
         2 if has_entry_status(rules) else 1,
         table.max_points // unit + 1,
+        2 if rules.ending == "final_round" else 1,
     )
 
 
@@ -384,11 +410,18 @@ def tie_value(rules: RuleSet, tiebreak: float) -> float:
 
 def check_solvable(rules: RuleSet) -> None:
     """Refuse rule sets whose end of game the two-player solve does not model."""
-    if rules.ending != "final_turn":
+    if rules.ending != "final_round":
+        return
+    why = None
+    if rules.zilch_penalty:
+        why = "a zilch penalty (zilch_penalty=0 is solved)"
+    elif rules.announce_from > 2:
+        why = f"announcements from round {rules.announce_from} (1 or 2 is solved)"
+    elif rules.tie != "share":
+        why = f"tie={rules.tie} (tie=share is solved)"
+    if why is not None:
         raise WinSolveError(
-            f"{rules.name}: the win solve handles games that end with a final turn after "
-            "the first to reach the target; a final round decided at announcements "
-            "(ending=final_round) is not solved"
+            f"{rules.name}: the win solve of a game ending with a final round does not handle {why}"
         )
 
 
@@ -402,7 +435,7 @@ class _Pass:
         self.low = lows
         self.width = np.maximum(highs - lows, 1e-6) / max(k - 1, 1)
         self.nodes = lows[:, None] + self.width[:, None] * np.arange(k)[None, :]
-        sweeps = lay.scores * lay.streaks * lay.statuses
+        sweeps = lay.scores * lay.states * lay.statuses
         depth = lay.reach + lay.pad
         self.depth = depth
         self.sweeps = sweeps
@@ -423,7 +456,7 @@ class _Pass:
 
     def _sweep_index(self, y: IntArray, b: IntArray, j: IntArray) -> IntArray:
         lay = self.solver.layout
-        return (y * lay.streaks + b) * lay.statuses + j
+        return (y * lay.states + b) * lay.statuses + j
 
     def _step(self, sweeps: IntArray, at: IntArray) -> Float32Array:
         """Values of rolling 1..6 dice at reach ``at`` of each sweep, at every node."""
@@ -456,30 +489,29 @@ class _Pass:
         ys = np.arange(low, high + 1)
         xs = level - ys
         # Every sweep of an opponent at ys advances to reach xs.
-        per = lay.streaks * lay.statuses
+        per = lay.states * lay.statuses
         y_of = np.repeat(ys, per)
         x_of = np.repeat(xs, per)
-        b_of = np.tile(np.repeat(np.arange(lay.streaks), lay.statuses), len(ys))
-        j_of = np.tile(np.arange(lay.statuses), len(ys) * lay.streaks)
+        b_of = np.tile(np.repeat(np.arange(lay.states), lay.statuses), len(ys))
+        j_of = np.tile(np.arange(lay.statuses), len(ys) * lay.states)
         sweeps = self._sweep_index(y_of, b_of, j_of)
         roll = self._step(sweeps, x_of)
-        for total in range(2 * (lay.streaks - 1), -1, -1):
+        for pairs in s.state_pairs():
             for _ in range(60 if s.cyclic else 1):
-                if self._columns(xs, ys, total) < s.tolerance * 1e-3:
+                if self._columns(xs, ys, pairs) < s.tolerance * 1e-3:
                     break
         on = lay.statuses - 1
-        bank = 1.0 - s.table[b_of, 0, j_of, on, y_of, x_of]
+        bank = 1.0 - s.table[b_of, s.banked(b_of), j_of, on, y_of, x_of]
         s.bank[sweeps, x_of] = bank
         self._store(sweeps, x_of, bank, roll)
 
-    def _columns(self, xs: IntArray, ys: IntArray, total: int) -> float:
-        """Turn-start values of every mover at this level whose streaks sum to ``total``.
+    def _columns(self, xs: IntArray, ys: IntArray, pairs: list[tuple[int, int]]) -> float:
+        """Turn-start values of every mover at this level in these (mover, opponent) states.
 
         Returns the largest change (for the two-state cycle without a penalty).
         """
         s = self.solver
         lay = s.layout
-        pairs = [(a, total - a) for a in range(lay.streaks) if 0 <= total - a < lay.streaks]
         change = 0.0
         for i in range(lay.statuses):
             cols = [
@@ -573,16 +605,32 @@ class _Solver:
         self.final = np.array(
             [final_chances(self.options, rules, deficits, tie, status) for status in on_board]
         )
-        shape = (lay.streaks, lay.streaks, lay.statuses, lay.statuses, lay.scores, lay.scores)
+        shape = (lay.states, lay.states, lay.statuses, lay.statuses, lay.scores, lay.scores)
         self.table = np.full(shape, 0.5)
-        sweeps = lay.scores * lay.streaks * lay.statuses
+        sweeps = lay.scores * lay.states * lay.statuses
         self.bank = np.zeros((sweeps, lay.reach + lay.pad))
-        # Banks that reach the target: the opponent's last turn decides.
-        y = np.repeat(np.arange(lay.scores), lay.streaks * lay.statuses)
-        j = np.tile(np.arange(lay.statuses), lay.scores * lay.streaks)
+        y = np.repeat(np.arange(lay.scores), lay.states * lay.statuses)
+        b = np.tile(np.repeat(np.arange(lay.states), lay.statuses), lay.scores)
+        j = np.tile(np.arange(lay.statuses), lay.scores * lay.states)
         reached = np.arange(lay.scores, lay.reach + lay.pad)
+        self.bank[:, lay.scores :] = self.beyond(y, b, j, reached)
+
+    def beyond(self, y: IntArray, b: IntArray, j: IntArray, reached: IntArray) -> FloatArray:
+        """Bank values ``[sweep, r]`` of reaching ``reached[r]`` (at or past the target)
+        against the opponent (score index ``y``, state ``b``, status ``j``) of each sweep:
+        the opponent's last turn decides."""
         deficit = reached[None, :] - y[:, None]
-        self.bank[:, lay.scores :] = 1.0 - self.final[j[:, None], deficit]
+        return np.asarray(1.0 - self.final[j[:, None], deficit])
+
+    def state_pairs(self) -> list[list[tuple[int, int]]]:
+        """(mover, opponent) streak states of one level, in solving order: by streak sum,
+        highest first (a zilch without a penalty raises it)."""
+        n = self.layout.streaks
+        return [[(a, t - a) for a in range(n) if 0 <= t - a < n] for t in range(2 * n - 2, -1, -1)]
+
+    def banked(self, b: IntArray) -> IntArray:
+        """The state of a mover who has just banked, against an opponent in state ``b``."""
+        return np.zeros_like(b)
 
     def zilch_target(
         self, a: IntArray, b: IntArray, i: int, j: IntArray, x: IntArray, y: IntArray
@@ -593,7 +641,7 @@ class _Solver:
 
     def run(self) -> WinSolve:
         lay = self.layout
-        sweeps = lay.scores * lay.streaks * lay.statuses
+        sweeps = lay.scores * lay.states * lay.statuses
         lows, highs = np.zeros(sweeps), np.ones(sweeps)
         change = np.inf
         passes = 0
@@ -664,4 +712,9 @@ def solve_win(
     if nodes < 2 or coarse < 2:
         raise WinSolveError(f"nodes must be at least 2, not {min(nodes, coarse)}")
     layout = layout_of(rules, floor, margin)
+    if rules.ending == "final_round":
+        from zilch.strategy.winround import RoundSolver
+
+        check_solvable(rules)
+        return RoundSolver(rules, layout, nodes, tolerance, max_passes, coarse, switch).run()
     return _Solver(rules, layout, nodes, tolerance, max_passes, coarse, switch).run()
