@@ -56,6 +56,7 @@ from zilch.strategy.winsolve import (
     RoundEnd,
     WinSolve,
     _Solver,
+    register_solver,
     turn_values,
 )
 
@@ -323,3 +324,6 @@ class RoundSolver(_Solver):
         row = _row(rules, lay, table, self.sure, first, (0, off), (0, off), Place(False, "quiet"))
         ((roll, _),) = solve_rows(self.options, [row], compulsory)
         return RoundEnd(self.sure, first, float(roll[0, 6]))
+
+
+register_solver("final_round", RoundSolver)

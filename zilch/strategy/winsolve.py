@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from zilch.errors import ZilchError
-from zilch.rules import RuleSet
+from zilch.rules import Ending, RuleSet
 from zilch.strategy.model import has_entry_status, roll_table, streak_model
 from zilch.strategy.sweep import _flatten
 from zilch.strategy.tables import RollTable
@@ -712,9 +712,18 @@ def solve_win(
     if nodes < 2 or coarse < 2:
         raise WinSolveError(f"nodes must be at least 2, not {min(nodes, coarse)}")
     layout = layout_of(rules, floor, margin)
-    if rules.ending == "final_round":
-        from zilch.strategy.winround import RoundSolver
+    check_solvable(rules)
+    solver = _SOLVERS.get(rules.ending)
+    if solver is None:
+        raise WinSolveError(f"{rules.name}: no win solve is registered for ending={rules.ending}")
+    return solver(rules, layout, nodes, tolerance, max_passes, coarse, switch).run()
 
-        check_solvable(rules)
-        return RoundSolver(rules, layout, nodes, tolerance, max_passes, coarse, switch).run()
-    return _Solver(rules, layout, nodes, tolerance, max_passes, coarse, switch).run()
+
+_SOLVERS: dict[Ending, type[_Solver]] = {"final_turn": _Solver}
+"""The solver of each way a game ends; :mod:`.winround` adds ``final_round`` (it builds on
+this module, so it registers itself rather than being imported here)."""
+
+
+def register_solver(ending: Ending, solver: type[_Solver]) -> None:
+    """Solve games that end by ``ending`` with ``solver``."""
+    _SOLVERS[ending] = solver
