@@ -241,6 +241,8 @@ def _die(
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
 
 
+LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
+LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
 RIM_ALIGN = 0.85  # cosine between a blob's and the lamp's offsets on a glossy face's rim
 
 
@@ -250,17 +252,21 @@ def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount 
     ``lamp`` is where the frame's lamp lies on a top face (from the calibration, or the
     reflections the frame's dice agree on). A blob set aside there is the lamp: the count
     is no longer capped. A nearly-pip blob there, or beyond the spot in the lamp's
-    direction (a glossy die's bright rim toward the lamp), is no longer doubted.
+    direction (a glossy die's bright rim toward the lamp), is no longer doubted. A lamp
+    near the face's centre (under LAMP_REACH, over LAMP_CENTRE: farther out than a real
+    middle pip lies, see ``pips.MIDDLE_OFF``) explains only a blob within LAMP_CLOSE of it.
     """
     if lamp is None:
         return None
     lx, ly = lamp
     reach = float(np.hypot(lx, ly))
-    if reach <= LAMP_REACH:
+    if reach <= LAMP_CENTRE:
         return None
 
     def at_lamp(x: float, y: float) -> bool:  # never a middle pip: away from the centre
-        return bool(np.hypot(x - lx, y - ly) <= LAMP_REACH < np.hypot(x, y))
+        out = float(np.hypot(x, y))
+        close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else LAMP_CLOSE
+        return bool(out > LAMP_CENTRE and np.hypot(x - lx, y - ly) <= close)
 
     def on_rim(x: float, y: float) -> bool:
         far = float(np.hypot(x, y))

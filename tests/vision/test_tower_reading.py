@@ -186,3 +186,22 @@ def test_grey_dice_on_a_grey_floor_are_not_taken_for_shadows() -> None:
         assert 0.97 * truth["die_px"] < cal.die_side < 1.15 * truth["die_px"]
     for seed in (3002, 3005):  # white, green
         assert seen[seed][0].shadow_floor is None
+
+
+def test_a_lamp_near_the_face_centre_explains_only_a_spot_right_at_it() -> None:
+    from vision.reader import LAMP_CENTRE, LAMP_CLOSE, without_lamp
+
+    count = assess(face(2), (100.0, 100.0), SIDE, 0)
+    lamp = (0.048, 0.042)  # a glossy set's lamp, 0.064 sides from the face's centre
+    spotted = dataclasses.replace(count, glare=1, glare_at=(0.055, 0.035))
+    explained = without_lamp(spotted, lamp)
+    assert explained is not None and explained.glare == 0
+    assert confidence(explained) > confidence(spotted) >= 0.0
+    # farther from the lamp than LAMP_CLOSE: not explained
+    aside = dataclasses.replace(count, glare=1, glare_at=(0.048 + 1.5 * LAMP_CLOSE, 0.042))
+    assert without_lamp(aside, lamp) is None
+    # nearer the centre than LAMP_CENTRE: it may be a middle pip, whatever the lamp
+    middle = dataclasses.replace(count, glare=1, glare_at=(0.03, 0.03))
+    assert np.hypot(0.03, 0.03) < LAMP_CENTRE
+    assert without_lamp(middle, (0.035, 0.03)) is None
+    assert without_lamp(middle, lamp) is None
