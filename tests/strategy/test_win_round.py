@@ -20,7 +20,7 @@ from server.cli import main
 from server.solver_cache import WinTableCache
 from zilch import Game, RuleSet, find_preset
 from zilch.strategy import make_bot
-from zilch.strategy.duel import play_duel, seat_name
+from zilch.strategy.duel import play_duel, play_game, seat_name
 from zilch.strategy.view import InvalidSituation, view_of
 from zilch.strategy.winchance import Side, WinTable, WinTableDataError
 from zilch.strategy.winround import Place, place_of, turns_left
@@ -139,6 +139,15 @@ def test_engine_phases_are_the_solve_places(rules: RuleSet, table: WinTable) -> 
             to_go = len(starts) - at
             assert (left is None and to_go > 2) or left == to_go
         assert starts[-1][0] == Place(True, "final") and starts[-2][0] == Place(False, "final")
+
+
+def test_win_bot_plays_club_games_of_three(rules: RuleSet, table: WinTable) -> None:
+    """With three players the bot plays against the best other score and never stops."""
+    seats = [("Ann", make_bot("dicenow", rules)), ("Ben", make_bot("win", rules, win=table))]
+    seats.append(("Cy", make_bot("dicenow", rules)))
+    for seed in range(6):
+        game = play_game(rules, seats, random.Random(seed))
+        assert game.state.finished
 
 
 def test_self_play_matches_the_solved_opener_chance(rules: RuleSet, table: WinTable) -> None:

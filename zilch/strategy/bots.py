@@ -278,6 +278,10 @@ class WinBot:
         place = Place()
         if rules is not None and rules.ending == "final_round":
             place = place_of(rules, view.round, view.closes, view.final)
+            if place.kind == "quiet" and (view.score or (view.opponent and not place.closes)):
+                # More than two players (or one who left): round 1 is past its two-player
+                # shape, so the turn is read as one of a round whose end is announced.
+                place = Place(place.closes, "announced")
         return (
             view.score,
             view.opponent,
