@@ -123,7 +123,7 @@ def win_screens(
     shot(phone, "phone-win-chance")
     service.new_game("dicenow", {}, ["Ann", "Ben", "Cat"])
     to_choose(service, 2)
-    until(lambda: (service.state()["win_chance"] or {}).get("games", 0) >= 100, 600)
+    until(lambda: (service.state()["win_chance"] or {}).get("games", 0) >= 25, 900)
     page.wait_for_selector("#win-chance:not([hidden]) .win-fill")
     shot(page, f"tv-win-estimate-{size}")
     phone.wait_for_selector("#win-chance:not([hidden]) .win-fill")
