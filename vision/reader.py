@@ -139,9 +139,12 @@ def _leaning(
     """Whether ``found`` leans, on a frame with no near view agreed: its region or pips say
     so and the frame's dice witness a far camera (:func:`seen_from_far`), or it shows a side
     face at full resolution (:mod:`vision.lean`) and the calibration's flat dice or the
-    frame's witness a far camera."""
+    frame's witness a far camera, or its pips include a side face's (touching or not) and the
+    calibration witnesses a far camera, which shows no side face of a flat die."""
     if calibration is None:
         return False
+    if found.count.side_pips and far_by_calibration:
+        return True
     side = calibration.die_side
     middle = (image.shape[1] / 2.0, image.shape[0] / 2.0)
     others = [(g.region, g.count) for g in readable if g is not found]
