@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,23 +112,36 @@ Request = tuple[WinBot, TurnKey]
 def game_steps(
     rules: RuleSet, seats: Sequence[tuple[str, Bot]], rng: random.Random
 ) -> Generator[Request, None, Game]:
-    """The game loop of a bot game, stopping before each unsolved ``win`` turn.
+    """The game loop of a new bot game, stopping before each unsolved ``win`` turn.
+
+    :func:`steps_from` with a new game of these seats.
+    """
+    return steps_from(Game(rules, [name for name, _ in seats]), dict(seats), rng)
+
+
+def steps_from(
+    game: Game,
+    bots: Mapping[str, Bot],
+    rng: random.Random,
+    absent: Collection[str] = (),
+) -> Generator[Request, None, Game]:
+    """Play ``game`` on to its end, each player deciding with ``bots[name]``.
 
     After a set-aside the bot's own ``then`` is carried out; between rolls
     without one (a "nothing" bonus, a forgiven zilch) the bot is asked again.
     A bank the game refuses (surpassing, which the bots do not model) becomes
-    a roll. Where a ``win`` player is about to decide on a turn it has not
-    solved, the generator yields ``(bot, key)``; whoever drives it may solve
-    the turn first (with others, in one batch, :meth:`WinBot.prepare`) or not
-    (:func:`play_game`), then resumes it. The decisions are the bots' own
-    ``decide`` either way, so the game is the same.
+    a roll. Players in ``absent`` have left the table: their turns are
+    skipped, as the table skips them. Where a ``win`` player is about to
+    decide on a turn it has not solved, the generator yields ``(bot, key)``;
+    whoever drives it may solve the turn first (with others, in one batch,
+    :meth:`WinBot.prepare`) or not (:func:`play_game`), then resumes it. The
+    decisions are the bots' own ``decide`` either way, so the game is the
+    same. ``game`` itself is played on (pass a copy to keep it).
     """
-    game = Game(rules, [name for name, _ in seats])
-    by_name = dict(seats)
     then: str | None = None
 
     def ask(me: str) -> Generator[Request, None, None]:
-        bot = by_name[me]
+        bot = bots[me]
         if isinstance(bot, WinBot):
             key = bot.pending(game.state, me)
             if key is not None:
@@ -141,15 +154,20 @@ def game_steps(
         me = state.current
         if me is None:
             raise DuelError("the game has no current player but is not finished")
+        if me in absent:
+            if state.phase != "roll" or state.turn.rolls:
+                raise DuelError(f"{me} has left, but their turn has begun")
+            game.skip()
+            continue
         if state.phase == "keep":
             yield from ask(me)
-            decision = by_name[me].decide(game.state, me)
+            decision = bots[me].decide(game.state, me)
             game.keep(list(decision.keep))
             then = decision.then
             continue
         if then is None and state.turn.rolls:
             yield from ask(me)
-            then = by_name[me].decide(game.state, me).then
+            then = bots[me].decide(game.state, me).then
         if then == "bank" and game.bank_refusal() is None:
             game.bank()
         else:
@@ -175,14 +193,33 @@ def play_games_batched(
     Game ``i`` rolls from ``random.Random(game_seed(seed, i))``, so it is the game
     :func:`play_game` plays with that generator, whatever the batch size.
     """
-    finished: list[Game | None] = [None] * len(seatings)
+
+    def start(index: int) -> Callable[[], Generator[Request, None, Game]]:
+        return lambda: game_steps(rules, seatings[index], random.Random(game_seed(seed, index)))
+
+    return play_side_by_side([start(i) for i in range(len(seatings))], batch, progress)
+
+
+def play_side_by_side(
+    starts: Sequence[Callable[[], Generator[Request, None, Game]]],
+    batch: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[Game]:
+    """Run these game loops, ``batch`` at a time, solving the turns they wait on together.
+
+    Each loop is started (``starts[i]()``) when a place in the batch is free
+    and stepped until it waits on a ``win`` player's turn; the waiting turns
+    of each bot are then solved in one vectorised sweep
+    (:meth:`WinBot.prepare`) and every loop resumes. The games come back in
+    the order of ``starts``.
+    """
+    finished: list[Game | None] = [None] * len(starts)
     running: dict[int, Generator[Request, None, Game]] = {}
     waiting: dict[int, Request] = {}
     started = done = 0
-    while done < len(seatings):
-        while started < len(seatings) and len(running) < batch:
-            rng = random.Random(game_seed(seed, started))
-            running[started] = game_steps(rules, seatings[started], rng)
+    while done < len(starts):
+        while started < len(starts) and len(running) < batch:
+            running[started] = starts[started]()
             started += 1
         for index, steps in list(running.items()):
             if index in waiting:

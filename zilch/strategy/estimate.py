@@ -28,19 +28,12 @@ from typing import Any
 
 from zilch.errors import ZilchError
 from zilch.game import Game
-from zilch.strategy.bots import TurnKey, WinBot
-
-Z95 = 1.959963984540054
-MAX_ACTIONS = 20000  # a game that runs longer than this is stuck
+from zilch.strategy.bots import WinBot
+from zilch.strategy.duel import Z95, Request, game_seed, play_side_by_side, steps_from
 
 
 class EstimateError(ZilchError, ValueError):
-    """An estimate that cannot be made (a finished game, no games, a stuck game)."""
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The dice seed of simulated game ``index`` (each game has its own dice)."""
-    return seed * 1_000_003 + index
+    """An estimate that cannot be made (a finished game, no games)."""
 
 
 @dataclass(frozen=True)
@@ -74,55 +67,17 @@ class Estimate:
         }
 
 
-Request = tuple[WinBot, TurnKey]
-
-
 def play_out(
     game: Game, bot: WinBot, rng: random.Random, absent: Collection[str] = ()
 ) -> Generator[Request, None, Game]:
     """Play ``game`` (a copy) to its end, every player deciding with ``bot``.
 
-    A generator that stops where ``bot`` is about to decide on a turn it has
-    not solved, yielding ``(bot, key)``; whoever drives it solves the turn
-    (with others, in one batch) and resumes it. Players in ``absent`` have left
-    the table: their turns are skipped, as the table skips them. A bank the
-    game refuses (surpassing, which the bot does not model) becomes a roll.
+    The duels' game loop (:func:`~zilch.strategy.duel.steps_from`): a
+    generator that stops where ``bot`` is about to decide on a turn it has not
+    solved, yielding ``(bot, key)``. Players in ``absent`` have left the
+    table: their turns are skipped, as the table skips them.
     """
-    game = game.copy()
-    then: str | None = None
-
-    def ask(me: str) -> Generator[Request, None, None]:
-        key = bot.pending(game.state, me)
-        if key is not None:
-            yield (bot, key)
-
-    for _ in range(MAX_ACTIONS):
-        state = game.state
-        if state.finished:
-            return game
-        me = state.current
-        if me is None:
-            raise EstimateError("the game has no current player but is not finished")
-        if me in absent:
-            if state.phase != "roll" or state.turn.rolls:
-                raise EstimateError(f"{me} has left, but their turn has begun")
-            game.skip()
-            continue
-        if state.phase == "keep":
-            yield from ask(me)
-            decision = bot.decide(game.state, me)
-            game.keep(list(decision.keep))
-            then = decision.then
-            continue
-        if then is None and state.turn.rolls:
-            yield from ask(me)
-            then = bot.decide(game.state, me).then
-        if then == "bank" and game.bank_refusal() is None:
-            game.bank()
-        else:
-            game.roll([rng.randint(1, 6) for _ in range(state.turn.dice_left)])
-        then = None
-    raise EstimateError(f"a simulated game took more than {MAX_ACTIONS} actions")
+    return steps_from(game.copy(), dict.fromkeys(game.state.names, bot), rng, absent)
 
 
 def estimate(
@@ -165,20 +120,8 @@ def _play_batch(
     game: Game, bot: WinBot, seed: int, indices: range, absent: Collection[str]
 ) -> list[Game]:
     """Games ``indices`` played out side by side, their waiting turns solved together."""
-    running: dict[int, Generator[Request, None, Game]] = {
-        i: play_out(game, bot, random.Random(game_seed(seed, i)), absent) for i in indices
-    }
-    finished: dict[int, Game] = {}
-    while running:
-        keys: list[TurnKey] = []
-        for index, steps in list(running.items()):
-            try:
-                _, key = next(steps)
-            except StopIteration as stop:
-                finished[index] = stop.value
-                del running[index]
-            else:
-                keys.append(key)
-        if keys:
-            bot.prepare(keys)
-    return [finished[i] for i in indices]
+
+    def start(index: int) -> Callable[[], Generator[Request, None, Game]]:
+        return lambda: play_out(game, bot, random.Random(game_seed(seed, index)), absent)
+
+    return play_side_by_side([start(i) for i in indices], len(indices))
