@@ -7,7 +7,6 @@ so each test reads the coil's pin as a scope would.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import sys
 import types
@@ -180,7 +179,7 @@ def test_sigterm_mid_train_stops_the_coil_at_once(lg: FakeLgpio, mock_factory: M
         real_sleep(min(seconds, 0.27))  # into the second pulse
         if clock.now >= 1000.27 and not getattr(sleep, "sent", False):
             sleep.sent = True  # type: ignore[attr-defined]
-            os.kill(os.getpid(), signal.SIGTERM)
+            signal.raise_signal(signal.SIGTERM)
 
     train = LgpioPulseTrain(lg, 0, PIN)
     coil = Solenoid(PIN, ShakePattern(0.06, 0.18, 4), clock=clock, sleep=sleep, train=train)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
 from typing import Any
 
@@ -126,7 +125,7 @@ def test_sigterm_mid_pulse_forces_the_coil_off(mock_factory: MockFactory, clock:
     def sleep(seconds: float) -> None:
         clock.sleep(seconds)
         if len(clock.sleeps) == 1:  # the coil is on now
-            os.kill(os.getpid(), signal.SIGTERM)
+            signal.raise_signal(signal.SIGTERM)
 
     before = signal.getsignal(signal.SIGTERM)
     coil = Solenoid(PIN, ShakePattern(), pin_factory=mock_factory, clock=clock, sleep=sleep)
@@ -142,7 +141,7 @@ def test_sigterm_mid_pulse_forces_the_coil_off(mock_factory: MockFactory, clock:
 def test_sigint_turns_off_then_interrupts() -> None:
     calls: list[str] = []
     with pytest.raises(KeyboardInterrupt), coil_safety(lambda: calls.append("off")):
-        os.kill(os.getpid(), signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
     assert calls == ["off", "off"]  # by the handler, then on leaving the block
 
 
@@ -152,7 +151,7 @@ def test_a_previous_handler_is_still_called() -> None:
     try:
         calls: list[str] = []
         with coil_safety(lambda: calls.append("off")):
-            os.kill(os.getpid(), signal.SIGTERM)
+            signal.raise_signal(signal.SIGTERM)
             assert calls == ["off"]
         assert heard == [signal.SIGTERM]
     finally:
