@@ -139,10 +139,16 @@ def test_sigterm_mid_pulse_forces_the_coil_off(mock_factory: MockFactory, clock:
 
 
 def test_sigint_turns_off_then_interrupts() -> None:
-    calls: list[str] = []
-    with pytest.raises(KeyboardInterrupt), coil_safety(lambda: calls.append("off")):
-        signal.raise_signal(signal.SIGINT)
-    assert calls == ["off", "off"]  # by the handler, then on leaving the block
+    # Python's own SIGINT handler, whatever an earlier test's event loop left installed
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        calls: list[str] = []
+        with pytest.raises(KeyboardInterrupt), coil_safety(lambda: calls.append("off")):
+            signal.raise_signal(signal.SIGINT)
+        assert calls == ["off", "off"]  # by the handler, then on leaving the block
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_a_previous_handler_is_still_called() -> None:
