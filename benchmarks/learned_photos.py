@@ -3,11 +3,14 @@
 python benchmarks/learned_photos.py ../shared/data/dice-photos/nell-byler  # shipped reader
 python benchmarks/learned_photos.py FOLDER --single MODEL.onnx  # a single-stage one
 python benchmarks/learned_photos.py FOLDER --single MODEL.onnx --all-images  # a left-out source
+python benchmarks/learned_photos.py FOLDER --faces FACES.onnx --all-images  # a left-out face reader
 
 Photos the models were trained on are left out (their JSON files list them) unless
 ``--all-images`` is given (for a source the models never saw, as leave-one-source-out
-trains them). Beside ``vision-bench``'s figures it counts the confidently wrong dice as the
-issue defines them (a wrong value at confidence 0.9 or more in an ``ok`` reading) and
+trains them: ``tools/leave_one_out.py`` writes ``WORK/faces-without-SOURCE.onnx`` for
+``--faces`` and, with its ``--detector``, ``detector-without-SOURCE.onnx`` for
+``--detector``). Beside ``vision-bench``'s figures it counts the confidently wrong dice as
+the issue defines them (a wrong value at confidence 0.9 or more in an ``ok`` reading) and
 splits the labelled dice by kind: the body's colour (white or ivory, black, grey, or the hue
 of a coloured body, from the median of the labelled box's middle) and its size in pixels.
 """
@@ -24,9 +27,9 @@ import cv2
 import numpy as np
 
 from vision.bench import LabelledDie, load_folder, match
-from vision.detect import SingleStage
+from vision.detect import FACES_FILE, Detector, FaceReader, SingleStage, load_detector
 from vision.models import photos_seen
-from vision.reader import read_dice, read_single
+from vision.reader import read_detected, read_dice, read_single
 from vision.reading import Reading, check_frame
 
 SURE = 0.9
@@ -51,10 +54,21 @@ def size_kind(die: LabelledDie) -> str:
     return "<30 px" if die.size < 30 else "30-45 px" if die.size < 45 else ">=45 px"
 
 
+def model_name(single: Path | None, faces: Path | None, detector: Path | None) -> str:
+    """The models read with, as the report names them."""
+    if single is not None:
+        return str(single)
+    if faces is None and detector is None:
+        return "shipped"
+    return f"faces {faces or 'shipped'}, detector {detector or 'shipped'}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="a labelled folder (labels.jsonl)")
     parser.add_argument("--single", type=Path, help="read with this single-stage model")
+    parser.add_argument("--faces", type=Path, help="read with this face reader (two-stage)")
+    parser.add_argument("--detector", type=Path, help="find the dice with this detector")
     parser.add_argument("--all-images", action="store_true", help="every photo of the folder")
     parser.add_argument("--failures", type=int, default=0, help="list this many wrong dice")
     args = parser.parse_args(argv)
@@ -68,6 +82,20 @@ def main(argv: list[str] | None = None) -> int:
 
         def reader(frame: np.ndarray, want: int) -> Reading:
             return read_single(check_frame(frame), model, want)
+    elif args.faces is not None or args.detector is not None:
+        try:
+            faces = FaceReader(args.faces or FACES_FILE)
+            detector = Detector(args.detector) if args.detector else load_detector()
+        except ValueError as exc:
+            parser.error(str(exc))
+        if detector is None:
+            parser.error("no detector is installed: pass --detector MODEL.onnx")
+        infos = [faces.path.with_suffix(".json"), detector.path.with_suffix(".json")]
+        skip = photos_seen(*infos)
+
+        def reader(frame: np.ndarray, want: int) -> Reading:
+            image = check_frame(frame)
+            return read_detected(image, detector.detect(image), want, faces=faces)
     else:
         skip = photos_seen()
 
@@ -113,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     n = max(1, totals["dice"])
     report = {
         "folder": args.folder.name,
-        "model": str(args.single) if args.single else "shipped",
+        "model": model_name(args.single, args.faces, args.detector),
         **totals,
         "accuracy": round(totals["right"] / n, 4),
         "recall": round(totals["found"] / n, 4),

@@ -1,0 +1,77 @@
+"""benchmarks/learned_photos.py with models named on its command line, as
+leave-one-source-out's face readers are read: a small real run and its refusals."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.vision.conftest import labelled_folder
+from vision.detect import DETECTOR_FILE, FACES_FILE
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "learned_photos.py"
+
+
+def load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("learned_photos", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+learned_photos = load_bench()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return labelled_folder(tmp_path_factory.mktemp("photos") / "rendered", (905, 906))
+
+
+def report(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, object]:
+    assert learned_photos.main(argv) == 0
+    row: dict[str, object] = json.loads(capsys.readouterr().out)
+    return row
+
+
+def test_named_models_read_as_the_shipped_ones_do(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shipped = report(capsys, [str(folder), "--all-images"])
+    # copies elsewhere, as leave_one_out.py writes its models (no JSON: no photos seen)
+    faces, detector = tmp_path / "faces.onnx", tmp_path / "detector.onnx"
+    faces.write_bytes(FACES_FILE.read_bytes())
+    faces.with_suffix(".json").write_bytes(FACES_FILE.with_suffix(".json").read_bytes())
+    detector.write_bytes(DETECTOR_FILE.read_bytes())
+    named = report(capsys, [str(folder), "--faces", str(faces), "--detector", str(detector)])
+    assert named["model"] == f"faces {faces}, detector {detector}"
+    assert named["dice"] == shipped["dice"] == 8 and named["frames"] == 2
+    for key in ("right", "found", "false_dice", "ok_frames", "by_kind"):
+        assert named[key] == shipped[key], key
+    assert float(str(named["accuracy"])) >= 0.875  # rendered tower dice: read, not guessed
+
+
+@pytest.mark.parametrize("flag", ["--faces", "--detector"])
+def test_a_broken_model_file_is_refused_on_one_line(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(SystemExit) as exit_:
+        learned_photos.main([str(folder), flag, str(broken)])
+    assert exit_.value.code == 2
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert str(broken) in message and "not a readable ONNX model" in message
+
+
+def test_a_missing_face_reader_is_refused(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "faces-without-nowhere.onnx"
+    with pytest.raises(SystemExit):
+        learned_photos.main([str(folder), "--faces", str(missing)])
+    assert f"model file {missing} does not exist" in capsys.readouterr().err
