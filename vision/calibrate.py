@@ -14,9 +14,10 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, find_tray
+from vision.lamp import LAMP_REACH, LAMP_SUPPORT
 from vision.lean import side_excess
 from vision.pips import count_pips, learn_die_side
-from vision.reader import LAMP_REACH, LAMP_SUPPORT, locate, read_dice
+from vision.reader import locate, read_dice
 from vision.reading import check_frame
 from vision.segment import (
     MAX_SHADOW_FLOOR,

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.found import Found
 from vision.pips import PipCount, face_centre, face_turn
 from vision.segment import Region, difference
 
@@ -138,3 +140,147 @@ def shows_side_face(
     if region.merged != 1 or not 1 <= count.value <= 6:
         return False
     return side_excess(frame, calibration, region, count, others) > LEAN_EXCESS
+
+
+def tilted(region: Region, side: float) -> bool:
+    """A top face much larger or smaller than a die, or far from square, suggests a cocked die."""
+    ratio = region.side / side
+    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    aspect = max(w, h) / max(1.0, min(w, h))
+    return region.merged == 1 and (ratio > 1.45 or ratio < 0.6 or aspect > 1.25)
+
+
+LONE_LONG = 1.10  # a lone die's region longer than this many calibrated sides is leaning
+
+
+def leans(found: Found, side: float) -> bool:
+    """On a calibrated frame (the die's size known exactly): a lone die whose region is
+    longer than a die (its top face plus a side face beside it), or whose pips include a
+    side face's, is leaning on a wall or a neighbour. Only for a camera far above: one close
+    above shows the side faces of flat dice too (see :func:`agreed_near_views`).
+    """
+    if found.count.side_pips:
+        return True
+    return found.region.merged == 1 and long_side(found.region) > LONE_LONG * side
+
+
+FAR_WITNESSES = 2  # flat dice at least as far out that must look unstretched
+UNSTRETCHED = 1.06  # longest side of a lone flat die's region seen from far above, in sides
+WITNESS_REACH = 0.25  # witnesses at least this share of the suspect's distance from the centre
+
+
+def long_side(region: Region) -> float:
+    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    return float(max(w, h))
+
+
+def seen_from_far(
+    found: Found, others: list[Found], side: float, frame_centre: tuple[float, float]
+) -> bool:
+    """Whether the frame shows that the camera is far above where ``found`` lies: a camera
+    close above sees the side faces of flat dice in proportion to their distance from the
+    frame's centre, so lone dice with clean faces at least a quarter as far out as ``found``
+    whose regions are unstretched witness a far camera (a witness at a share f of the
+    suspect's distance may be stretched at most f times the far camera's allowance).
+    """
+    centre = np.array(frame_centre)
+    reach = max(1.0, float(np.linalg.norm(np.array(found.centre) - centre)))
+    witnesses = 0
+    for g in others:
+        if g is found or g.region.merged != 1 or g.count.side_pips or g.count.layout_error > 0.06:
+            continue
+        out = float(np.linalg.norm(np.array(g.centre) - centre)) / reach
+        if out < WITNESS_REACH:
+            continue
+        # a near camera stretches a flat die in proportion to its distance from the centre:
+        # a witness nearer the centre must look the less stretched
+        allowed = 1.0 + (UNSTRETCHED - 1.0) * min(1.0, out)
+        witnesses += int(long_side(g.region) < allowed * side)
+    return witnesses >= FAR_WITNESSES
+
+
+SUSPECT_LONG = 1.04  # a lone region longer than this many sides is looked at in full (on the
+# tuning setups every leaning lone die measured 1.10 or more, nine flat ones in ten 1.03 or less)
+
+
+def frame_leaning(
+    image: np.ndarray,
+    found: Found,
+    readable: list[Found],
+    calibration: Calibration | None,
+    far_by_calibration: bool,
+) -> bool:
+    """Whether ``found`` leans, on a frame with no near view agreed: its region or pips say
+    so and the frame's dice witness a far camera (:func:`seen_from_far`), or it shows a side
+    face at full resolution (:mod:`vision.lean`) and the calibration's flat dice or the
+    frame's witness a far camera, or its pips include a side face's (touching or not) and the
+    calibration witnesses a far camera, which shows no side face of a flat die."""
+    if calibration is None:
+        return False
+    if found.count.side_pips and far_by_calibration:
+        return True
+    side = calibration.die_side
+    middle = (image.shape[1] / 2.0, image.shape[0] / 2.0)
+    others = [(g.region, g.count) for g in readable if g is not found]
+    if leans(found, side) and seen_from_far(found, readable, side, middle):
+        return True
+    if long_side(found.region) <= SUSPECT_LONG * side:
+        return False  # as square as a flat die at the working scale: not worth the look
+    if not shows_side_face(image, calibration, found.region, found.count, others):
+        return False
+    return far_by_calibration or seen_from_far(found, readable, side, middle)
+
+
+NEAR_VIEW_ALIGN = 0.8  # cosine between a region's excess and the way to the frame's centre
+
+
+def seen_from_near(found: Found, side: float, frame_centre: tuple[float, float]) -> Found:
+    """``found`` re-centred on its top face if it may be a flat die seen by a camera close above.
+
+    Such a camera sees the side faces that look towards the frame's centre: the region runs
+    from a clean face (two or more pips in a real layout, a die wide) towards the centre.
+    A cocked die's region does not line up so, or its pips do not form a clean face.
+    """
+    count, region = found.count, found.region
+    if region.merged != 1 or not 2 <= count.value <= 6 or count.layout_error > 0.04:
+        return found
+    if count.side_pips:  # pips on a side face: a cocked die shows them too
+        return found
+    face = np.mean(np.array(count.pips, np.float64), axis=0)
+    excess = np.array(region.center) - face
+    inward = np.array(frame_centre) - face
+    reach, way = float(np.linalg.norm(excess)), float(np.linalg.norm(inward))
+    if reach < 0.05 * side or way < side:
+        return found
+    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    aligned = float(excess @ inward) / (reach * way) > NEAR_VIEW_ALIGN
+    if not aligned or not 0.8 * side <= min(w, h) <= 1.25 * side or max(w, h) > 1.9 * side:
+        return found
+    centred = replace(count, centre_offset=0.0)
+    return Found(region, centred, (float(face[0]), float(face[1])), near_view=reach / way)
+
+
+NEAR_VIEW_SUPPORT = 3  # dice that must agree on the camera's nearness
+
+
+def agreed_near_views(
+    found: list[Found], side: float, frame_centre: tuple[float, float]
+) -> list[Found]:
+    """``found`` with the near views of :func:`seen_from_near` kept only where the frame
+    agrees: one camera height shows every flat die's sides in proportion to its distance
+    from the centre, so at least ``NEAR_VIEW_SUPPORT`` dice must show about the same
+    proportion. A lone cocked die does not pass for a near view.
+    """
+    seen = [seen_from_near(f, side, frame_centre) for f in found]
+    ratios = np.array([f.near_view for f in seen if f.near_view])
+    if len(ratios) < NEAR_VIEW_SUPPORT:
+        return found
+    typical = float(np.median(ratios))
+    return [
+        s if s.near_view and 0.5 * typical <= s.near_view <= 2.0 * typical else f
+        for f, s in zip(found, seen, strict=True)
+    ]
+
+
+def looks_tilted(found: Found, side: float) -> bool:
+    return not found.near_view and tilted(found.region, side)

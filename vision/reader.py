@@ -8,7 +8,6 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from functools import partial
 
 import cv2
@@ -24,7 +23,9 @@ from vision.detect import (
     load_face_reader,
     load_single,
 )
-from vision.lean import far_calibration, shows_side_face
+from vision.found import Found
+from vision.lamp import frame_lamp, lamp_confirmed, without_lamp
+from vision.lean import agreed_near_views, far_calibration, frame_leaning, looks_tilted
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import (
     GLARE_CAP,
@@ -68,156 +69,12 @@ def _check_expected(expected: object) -> int | None:
     return int(expected)
 
 
-def _tilted(region: Region, side: float) -> bool:
-    """A top face much larger or smaller than a die, or far from square, suggests a cocked die."""
-    ratio = region.side / side
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
-    aspect = max(w, h) / max(1.0, min(w, h))
-    return region.merged == 1 and (ratio > 1.45 or ratio < 0.6 or aspect > 1.25)
-
-
-LONE_LONG = 1.10  # a lone die's region longer than this many calibrated sides is leaning
-
-
-def _leans(found: Found, side: float) -> bool:
-    """On a calibrated frame (the die's size known exactly): a lone die whose region is
-    longer than a die (its top face plus a side face beside it), or whose pips include a
-    side face's, is leaning on a wall or a neighbour. Only for a camera far above: one close
-    above shows the side faces of flat dice too (see :func:`agreed_near_views`).
-    """
-    if found.count.side_pips:
-        return True
-    return found.region.merged == 1 and _long_side(found.region) > LONE_LONG * side
-
-
-FAR_WITNESSES = 2  # flat dice at least as far out that must look unstretched
-UNSTRETCHED = 1.06  # longest side of a lone flat die's region seen from far above, in sides
-WITNESS_REACH = 0.25  # witnesses at least this share of the suspect's distance from the centre
-
-
-def _long_side(region: Region) -> float:
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
-    return float(max(w, h))
-
-
-def seen_from_far(
-    found: Found, others: list[Found], side: float, frame_centre: tuple[float, float]
-) -> bool:
-    """Whether the frame shows that the camera is far above where ``found`` lies: a camera
-    close above sees the side faces of flat dice in proportion to their distance from the
-    frame's centre, so lone dice with clean faces at least a quarter as far out as ``found``
-    whose regions are unstretched witness a far camera (a witness at a share f of the
-    suspect's distance may be stretched at most f times the far camera's allowance).
-    """
-    centre = np.array(frame_centre)
-    reach = max(1.0, float(np.linalg.norm(np.array(found.centre) - centre)))
-    witnesses = 0
-    for g in others:
-        if g is found or g.region.merged != 1 or g.count.side_pips or g.count.layout_error > 0.06:
-            continue
-        out = float(np.linalg.norm(np.array(g.centre) - centre)) / reach
-        if out < WITNESS_REACH:
-            continue
-        # a near camera stretches a flat die in proportion to its distance from the centre:
-        # a witness nearer the centre must look the less stretched
-        allowed = 1.0 + (UNSTRETCHED - 1.0) * min(1.0, out)
-        witnesses += int(_long_side(g.region) < allowed * side)
-    return witnesses >= FAR_WITNESSES
-
-
-SUSPECT_LONG = 1.04  # a lone region longer than this many sides is looked at in full (on the
-# tuning setups every leaning lone die measured 1.10 or more, nine flat ones in ten 1.03 or less)
-
-
-def _leaning(
-    image: np.ndarray,
-    found: Found,
-    readable: list[Found],
-    calibration: Calibration | None,
-    far_by_calibration: bool,
-) -> bool:
-    """Whether ``found`` leans, on a frame with no near view agreed: its region or pips say
-    so and the frame's dice witness a far camera (:func:`seen_from_far`), or it shows a side
-    face at full resolution (:mod:`vision.lean`) and the calibration's flat dice or the
-    frame's witness a far camera, or its pips include a side face's (touching or not) and the
-    calibration witnesses a far camera, which shows no side face of a flat die."""
-    if calibration is None:
-        return False
-    if found.count.side_pips and far_by_calibration:
-        return True
-    side = calibration.die_side
-    middle = (image.shape[1] / 2.0, image.shape[0] / 2.0)
-    others = [(g.region, g.count) for g in readable if g is not found]
-    if _leans(found, side) and seen_from_far(found, readable, side, middle):
-        return True
-    if _long_side(found.region) <= SUSPECT_LONG * side:
-        return False  # as square as a flat die at the working scale: not worth the look
-    if not shows_side_face(image, calibration, found.region, found.count, others):
-        return False
-    return far_by_calibration or seen_from_far(found, readable, side, middle)
-
-
 def _shape_doubt(region: Region, side: float) -> float:
     """1 for a die-sized square region, falling to 0 for a part of a die or several dice."""
     (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
     short, long = min(w, h) / side, max(w, h) / side
     off = max(0.0, 0.85 - short) + max(0.0, long - 1.35)
     return float(np.exp(-((off / 0.12) ** 2)))
-
-
-NEAR_VIEW_ALIGN = 0.8  # cosine between a region's excess and the way to the frame's centre
-
-
-def seen_from_near(found: Found, side: float, frame_centre: tuple[float, float]) -> Found:
-    """``found`` re-centred on its top face if it may be a flat die seen by a camera close above.
-
-    Such a camera sees the side faces that look towards the frame's centre: the region runs
-    from a clean face (two or more pips in a real layout, a die wide) towards the centre.
-    A cocked die's region does not line up so, or its pips do not form a clean face.
-    """
-    count, region = found.count, found.region
-    if region.merged != 1 or not 2 <= count.value <= 6 or count.layout_error > 0.04:
-        return found
-    if count.side_pips:  # pips on a side face: a cocked die shows them too
-        return found
-    face = np.mean(np.array(count.pips, np.float64), axis=0)
-    excess = np.array(region.center) - face
-    inward = np.array(frame_centre) - face
-    reach, way = float(np.linalg.norm(excess)), float(np.linalg.norm(inward))
-    if reach < 0.05 * side or way < side:
-        return found
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
-    aligned = float(excess @ inward) / (reach * way) > NEAR_VIEW_ALIGN
-    if not aligned or not 0.8 * side <= min(w, h) <= 1.25 * side or max(w, h) > 1.9 * side:
-        return found
-    centred = replace(count, centre_offset=0.0)
-    return Found(region, centred, (float(face[0]), float(face[1])), near_view=reach / way)
-
-
-NEAR_VIEW_SUPPORT = 3  # dice that must agree on the camera's nearness
-
-
-def agreed_near_views(
-    found: list[Found], side: float, frame_centre: tuple[float, float]
-) -> list[Found]:
-    """``found`` with the near views of :func:`seen_from_near` kept only where the frame
-    agrees: one camera height shows every flat die's sides in proportion to its distance
-    from the centre, so at least ``NEAR_VIEW_SUPPORT`` dice must show about the same
-    proportion. A lone cocked die does not pass for a near view.
-    """
-    seen = [seen_from_near(f, side, frame_centre) for f in found]
-    ratios = np.array([f.near_view for f in seen if f.near_view])
-    if len(ratios) < NEAR_VIEW_SUPPORT:
-        return found
-    typical = float(np.median(ratios))
-    return [
-        s if s.near_view and 0.5 * typical <= s.near_view <= 2.0 * typical else f
-        for f, s in zip(found, seen, strict=True)
-    ]
-
-
-def _looks_tilted(found: Found, side: float) -> bool:
-    return not found.near_view and _tilted(found.region, side)
 
 
 def _die(
@@ -239,106 +96,9 @@ def _die(
         conf = min(conf, GLARE_CAP)
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
-    if leaning or _looks_tilted(found, side):
+    if leaning or looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
-
-
-LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
-LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
-RIM_ALIGN = 0.85  # cosine between a blob's and the lamp's offsets on a glossy face's rim
-
-
-def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount | None:
-    """The count with what the lamp explains taken out, or None when it explains nothing.
-
-    ``lamp`` is where the frame's lamp lies on a top face (from the calibration, or the
-    reflections the frame's dice agree on). A blob set aside there is the lamp: the count
-    is no longer capped. A nearly-pip blob there, or beyond the spot in the lamp's
-    direction (a glossy die's bright rim toward the lamp), is no longer doubted. A lamp
-    near the face's centre (under LAMP_REACH, over LAMP_CENTRE: farther out than a real
-    middle pip lies, see ``pips.MIDDLE_OFF``) explains only a blob within LAMP_CLOSE of it.
-    """
-    if lamp is None:
-        return None
-    lx, ly = lamp
-    reach = float(np.hypot(lx, ly))
-    if reach <= LAMP_CENTRE:
-        return None
-
-    def at_lamp(x: float, y: float) -> bool:  # never a middle pip: away from the centre
-        out = float(np.hypot(x, y))
-        close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else LAMP_CLOSE
-        return bool(out > LAMP_CENTRE and np.hypot(x - lx, y - ly) <= close)
-
-    def on_rim(x: float, y: float) -> bool:
-        far = float(np.hypot(x, y))
-        return far > reach and (x * lx + y * ly) > RIM_ALIGN * reach * far
-
-    glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at)
-    kept = tuple(d for d in count.doubt_at if not (at_lamp(*d) or (glare and on_rim(*d))))
-    if not glare and len(kept) == len(count.doubt_at):
-        return None
-    cleared = len(count.doubt_at) - len(kept)
-    return replace(
-        count,
-        glare=0 if glare else count.glare,
-        doubtful=count.doubtful - cleared,
-        doubt_at=kept,
-    )
-
-
-def frame_lamp(
-    found: list[Found], confirmed: list[bool], calibration: Calibration | None
-) -> tuple[float, float] | None:
-    """Where the lamp lies on this frame's top faces: the calibration's, else the median of
-    the reflections the frame's dice agree on (None when neither shows it)."""
-    if calibration is not None and calibration.lamp is not None:
-        return calibration.lamp
-    spots = [f.count.glare_at for f, ok in zip(found, confirmed, strict=True) if ok]
-    if not spots:
-        return None
-    middle = np.median(np.array(spots), axis=0)
-    return float(middle[0]), float(middle[1])
-
-
-LAMP_SUPPORT = 1  # other dice of the frame whose reflection lies at the same place
-LAMP_REACH = 0.1  # ... within this many sides; a blob nearer than this to the face's
-# centre is never taken for the lamp (a 5 or 3 without its middle pip is a clean 4 or 2)
-
-
-def lamp_confirmed(found: list[Found], lamp: tuple[float, float] | None = None) -> list[bool]:
-    """For each die, whether the blob it set aside as the lamp's reflection is confirmed by
-    the frame: one lamp over flat dice puts its reflection at the same place on every top
-    face (the same offset from the face's centre along the frame's axes, however the die is
-    turned), while a pip turns with its die. A set-aside blob that at least LAMP_SUPPORT
-    other dice show at that offset, or that lies where the calibration saw the lamp
-    (``lamp``, from the six flat dice it was made with), is the lamp, and the count without
-    it is not doubted.
-    """
-    spots = [
-        f.count.glare_at
-        if f.count.glare and f.count.glare_at and np.hypot(*f.count.glare_at) > LAMP_REACH
-        else None
-        for f in found
-    ]
-    out = []
-    for i, at in enumerate(spots):
-        agree = sum(
-            1
-            for j, other in enumerate(spots)
-            if j != i
-            and other is not None
-            and at is not None
-            and np.hypot(at[0] - other[0], at[1] - other[1]) <= LAMP_REACH
-        )
-        known = (
-            lamp is not None
-            and at is not None
-            and np.hypot(at[0] - lamp[0], at[1] - lamp[1]) <= LAMP_REACH
-        )
-        out.append(at is not None and (agree >= LAMP_SUPPORT or known))
-    return out
 
 
 def _sure_of(probs: np.ndarray | None, value: int) -> bool:
@@ -507,17 +267,6 @@ def _read_group(
         count = assess(own, part.center, side, doubtful)  # off-centre pips: shared wrongly
         out.append((part, count, (float(c[0]), float(c[1]))))
     return out
-
-
-@dataclass(frozen=True)
-class Found:
-    """A candidate die: its region, the pips counted on it, and its centre."""
-
-    region: Region
-    count: PipCount
-    centre: tuple[float, float]
-    near_view: float = 0.0  # a flat die with side faces in its region: their reach over the
-    # die's distance from the frame's centre (see seen_from_near); 0 otherwise
 
 
 def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Found], float | None]:
@@ -720,8 +469,8 @@ def read_dice(
     lamp = frame_lamp(readable, confirmed, calibration)
     cal_far = calibration is not None and far_calibration(calibration)
     for f, probs, known in zip(readable, opinions, taught, strict=True):
-        leaning = _looks_tilted(f, side) or (
-            far and _leaning(image, f, readable, calibration, cal_far)
+        leaning = looks_tilted(f, side) or (
+            far and frame_leaning(image, f, readable, calibration, cal_far)
         )
         die = _die(f, side, probs, known, leaning, lamp)
         if leaning:

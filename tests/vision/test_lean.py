@@ -92,13 +92,13 @@ def test_a_near_camera_calibration_does_not_witness_a_far_one() -> None:
 
 
 def test_a_side_face_s_pips_under_a_far_calibration_lean_even_when_touching(tower) -> None:
-    from vision.reader import _leaning
+    from vision.lean import frame_leaning
 
     frame, _ = tower.roll(1, 0)
     found, _ = locate(frame, tower.calibration)
     assert found
     for f in found:
-        assert not _leaning(frame, f, found, tower.calibration, True)
+        assert not frame_leaning(frame, f, found, tower.calibration, True)
         sided = dataclasses.replace(f, count=dataclasses.replace(f.count, side_pips=2))
         others = [sided if g is f else g for g in found]
-        assert _leaning(frame, sided, others, tower.calibration, True)
+        assert frame_leaning(frame, sided, others, tower.calibration, True)

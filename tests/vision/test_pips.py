@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from vision import pips as pipmod
+from vision.found import Found
+from vision.lean import agreed_near_views, seen_from_near
 from vision.pips import Pip, PipCount, assess, count_pips, top_face
-from vision.reader import Found, agreed_near_views, seen_from_near
 from vision.segment import Region
 
 SIDE = 40.0

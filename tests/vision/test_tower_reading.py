@@ -123,7 +123,8 @@ def test_the_lamp_beside_a_face_centre_is_not_its_middle_pip(
 
 
 def test_the_lamp_is_confirmed_by_other_dice_or_the_calibration() -> None:
-    from vision.reader import Found, lamp_confirmed
+    from vision.found import Found
+    from vision.lamp import lamp_confirmed
     from vision.segment import square_region
 
     def found(at: tuple[float, float] | None) -> Found:
@@ -139,7 +140,7 @@ def test_the_lamp_is_confirmed_by_other_dice_or_the_calibration() -> None:
 
 
 def test_what_the_lamp_explains_is_no_doubt() -> None:
-    from vision.reader import without_lamp
+    from vision.lamp import without_lamp
 
     count = assess(face(2), (100.0, 100.0), SIDE, 0)
     lamp = (0.15, -0.1)
@@ -189,7 +190,7 @@ def test_grey_dice_on_a_grey_floor_are_not_taken_for_shadows() -> None:
 
 
 def test_a_lamp_near_the_face_centre_explains_only_a_spot_right_at_it() -> None:
-    from vision.reader import LAMP_CENTRE, LAMP_CLOSE, without_lamp
+    from vision.lamp import LAMP_CENTRE, LAMP_CLOSE, without_lamp
 
     count = assess(face(2), (100.0, 100.0), SIDE, 0)
     lamp = (0.048, 0.042)  # a glossy set's lamp, 0.064 sides from the face's centre

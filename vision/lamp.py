@@ -1,0 +1,113 @@
+"""The lamp's reflection on the top faces of a calibrated frame's dice.
+
+One lamp over flat dice puts its reflection at the same place on every top face (the same
+offset from the face's centre along the frame's axes, however the die is turned), while a
+pip turns with its die: what the frame's dice or the calibration agree is the lamp is no
+pip, and no doubt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.found import Found
+from vision.pips import PipCount
+
+LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
+LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
+RIM_ALIGN = 0.85  # cosine between a blob's and the lamp's offsets on a glossy face's rim
+
+
+def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount | None:
+    """The count with what the lamp explains taken out, or None when it explains nothing.
+
+    ``lamp`` is where the frame's lamp lies on a top face (from the calibration, or the
+    reflections the frame's dice agree on). A blob set aside there is the lamp: the count
+    is no longer capped. A nearly-pip blob there, or beyond the spot in the lamp's
+    direction (a glossy die's bright rim toward the lamp), is no longer doubted. A lamp
+    near the face's centre (under LAMP_REACH, over LAMP_CENTRE: farther out than a real
+    middle pip lies, see ``pips.MIDDLE_OFF``) explains only a blob within LAMP_CLOSE of it.
+    """
+    if lamp is None:
+        return None
+    lx, ly = lamp
+    reach = float(np.hypot(lx, ly))
+    if reach <= LAMP_CENTRE:
+        return None
+
+    def at_lamp(x: float, y: float) -> bool:  # never a middle pip: away from the centre
+        out = float(np.hypot(x, y))
+        close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else LAMP_CLOSE
+        return bool(out > LAMP_CENTRE and np.hypot(x - lx, y - ly) <= close)
+
+    def on_rim(x: float, y: float) -> bool:
+        far = float(np.hypot(x, y))
+        return far > reach and (x * lx + y * ly) > RIM_ALIGN * reach * far
+
+    glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at)
+    kept = tuple(d for d in count.doubt_at if not (at_lamp(*d) or (glare and on_rim(*d))))
+    if not glare and len(kept) == len(count.doubt_at):
+        return None
+    cleared = len(count.doubt_at) - len(kept)
+    return replace(
+        count,
+        glare=0 if glare else count.glare,
+        doubtful=count.doubtful - cleared,
+        doubt_at=kept,
+    )
+
+
+def frame_lamp(
+    found: list[Found], confirmed: list[bool], calibration: Calibration | None
+) -> tuple[float, float] | None:
+    """Where the lamp lies on this frame's top faces: the calibration's, else the median of
+    the reflections the frame's dice agree on (None when neither shows it)."""
+    if calibration is not None and calibration.lamp is not None:
+        return calibration.lamp
+    spots = [f.count.glare_at for f, ok in zip(found, confirmed, strict=True) if ok]
+    if not spots:
+        return None
+    middle = np.median(np.array(spots), axis=0)
+    return float(middle[0]), float(middle[1])
+
+
+LAMP_SUPPORT = 1  # other dice of the frame whose reflection lies at the same place
+LAMP_REACH = 0.1  # ... within this many sides; a blob nearer than this to the face's
+# centre is never taken for the lamp (a 5 or 3 without its middle pip is a clean 4 or 2)
+
+
+def lamp_confirmed(found: list[Found], lamp: tuple[float, float] | None = None) -> list[bool]:
+    """For each die, whether the blob it set aside as the lamp's reflection is confirmed by
+    the frame: one lamp over flat dice puts its reflection at the same place on every top
+    face (the same offset from the face's centre along the frame's axes, however the die is
+    turned), while a pip turns with its die. A set-aside blob that at least LAMP_SUPPORT
+    other dice show at that offset, or that lies where the calibration saw the lamp
+    (``lamp``, from the six flat dice it was made with), is the lamp, and the count without
+    it is not doubted.
+    """
+    spots = [
+        f.count.glare_at
+        if f.count.glare and f.count.glare_at and np.hypot(*f.count.glare_at) > LAMP_REACH
+        else None
+        for f in found
+    ]
+    out = []
+    for i, at in enumerate(spots):
+        agree = sum(
+            1
+            for j, other in enumerate(spots)
+            if j != i
+            and other is not None
+            and at is not None
+            and np.hypot(at[0] - other[0], at[1] - other[1]) <= LAMP_REACH
+        )
+        known = (
+            lamp is not None
+            and at is not None
+            and np.hypot(at[0] - lamp[0], at[1] - lamp[1]) <= LAMP_REACH
+        )
+        out.append(at is not None and (agree >= LAMP_SUPPORT or known))
+    return out
