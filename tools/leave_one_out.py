@@ -16,7 +16,8 @@ does on a dice set, surface and camera it never met. This is the figure to choos
 
 Models go to ``WORK/faces-without-SOURCE.onnx`` (and ``detector-without-SOURCE.onnx``, or
 ``single-without-SOURCE.onnx``); extra arguments after ``--`` go to the training tools
-(``-- --crop 32 --finishes``; with ``--single``, ``-- --width 64``). Training needs
+(``-- --crop 32 --finishes``; ``-- --cache FOLDER`` lets the face readers of every source
+share their rendered frames; with ``--single``, ``-- --width 64``). Training needs
 PyTorch and ``onnx``, reading only OpenCV.
 """
 

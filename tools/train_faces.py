@@ -10,14 +10,20 @@ are its examples of "no face". Like the detector it needs PyTorch and ``onnx`` t
 (``pip install -e '.[train]'``) and only OpenCV to run.
 
     .venv/bin/python tools/train_faces.py --photos ../shared/data/dice-photos --minutes 30
+
+``--cache FOLDER`` keeps the rendered frames and the detector's findings on them (about
+2 GB for the 2,000 frames): rendering and detecting them takes minutes, and every run with
+the same frames and detector (the two runs of leave-one-source-out, say) shares them.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +46,11 @@ from vision.detect import (
 from vision.reading import Die
 
 FIRST_SEED = 800_000
+#: frames, and per crop: its frame, (centre x, centre y, side), its class
+Examples = tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]
 
 
-def examples(
-    items: list[Item], detector: Detector
-) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+def examples(items: list[Item], detector: Detector) -> Examples:
     """(frame index, centre x, centre y, side) of every crop to learn from, and its class.
 
     The detector's findings matched to a labelled die take the label's class (0 for a cocked
@@ -78,6 +84,53 @@ def examples(
             print(f"  {k} of {len(items)} frames", file=sys.stderr, flush=True)
     table = np.array(rows, np.float32).reshape(-1, 4)
     return frames, table[:, 0].astype(int), table[:, 1:], np.array(classes, np.int64)
+
+
+def cache_path(cache: Path, n: int, finishes: bool, detector_file: Path) -> Path:
+    """Where the rendered examples of these frames and a detector (by its file's bytes) are
+    kept."""
+    key = hashlib.sha256(detector_file.read_bytes()).hexdigest()[:12]
+    return cache / f"faces-{FIRST_SEED}-{n}{'-finishes' if finishes else ''}-{key}.npz"
+
+
+def rendered_examples(n: int, finishes: bool, detector: Detector, cache: Path | None) -> Examples:
+    """:func:`examples` of ``n`` rendered frames, read from (or kept in) ``cache`` when given."""
+    if cache is None:
+        return examples(train_detector.rendered_items(n, finishes, FIRST_SEED), detector)
+    path = cache_path(cache, n, finishes, detector.path)
+    if path.is_file():
+        try:
+            with np.load(path) as data:
+                index, geometry, classes = data["index"], data["geometry"], data["classes"]
+                frames = [data[f"frame{k}"] for k in range(int(data["frames"]))]
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise SystemExit(
+                f"{path} is not a face-example cache ({exc}); delete it and run again"
+            ) from None
+        good = (
+            len(frames) == n
+            and index.shape == classes.shape == (len(geometry),)
+            and geometry.shape[1:] == (3,)
+            and (len(index) == 0 or 0 <= index.min() <= index.max() < n)
+            and all(f.ndim == 3 and f.shape[2] == 3 and f.dtype == np.uint8 for f in frames)
+        )
+        if not good:
+            raise SystemExit(
+                f"{path} holds examples of other frames than {n} rendered ones; "
+                "delete it and run again"
+            )
+        print(f"{len(classes)} rendered crops from {path}", file=sys.stderr)
+        return frames, index.astype(int), geometry, classes.astype(np.int64)
+    frames, index, geometry, classes = examples(
+        train_detector.rendered_items(n, finishes, FIRST_SEED), detector
+    )
+    cache.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.stem + ".part.npz")
+    arrays: dict[str, Any] = {f"frame{k}": f for k, f in enumerate(frames)}
+    arrays |= {"frames": len(frames), "index": index, "geometry": geometry, "classes": classes}
+    np.savez(part, **arrays)
+    part.replace(path)
+    return frames, index, geometry, classes
 
 
 def label_of(row: np.ndarray, typical: float) -> LabelledDie:
@@ -170,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--detector", type=Path, help="the detector whose findings are the crops (default: shipped)"
     )
+    parser.add_argument(
+        "--cache", type=Path, help="folder to keep the rendered frames and their crops in"
+    )
     args = parser.parse_args(argv)
     if not 0.0 <= args.hue <= 1.0:
         parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
@@ -189,10 +245,14 @@ def main(argv: list[str] | None = None) -> int:
     if detector is None:
         raise SystemExit("train the detector first: tools/train_detector.py")
     photos, used = training.photo_items(args.photos, tuple(args.leave_out))
+    print(f"{len(used)} photos, {args.rendered} rendered frames", file=sys.stderr)
+    frames, index, geometry, classes = examples(photos, detector)
     # other scenes than the detector's
-    rendered = train_detector.rendered_items(args.rendered, args.finishes, FIRST_SEED)
-    print(f"{len(used)} photos, {len(rendered)} rendered frames", file=sys.stderr)
-    frames, index, geometry, classes = examples(photos + rendered, detector)
+    more = rendered_examples(args.rendered, args.finishes, detector, args.cache)
+    frames = frames + more[0]
+    index = np.concatenate([index, more[1] + len(photos)])
+    geometry = np.concatenate([geometry, more[2]])
+    classes = np.concatenate([classes, more[3]])
     from_photo = index < len(photos)
     print(
         f"{len(classes)} crops ({from_photo.sum()} from photos), per class "
