@@ -181,9 +181,11 @@ def rule_lines(rules: RuleSet) -> list[tuple[str, str]]:
         ),
         (
             "The end",
-            "a final round, decided when scores are announced"
-            if rules.ending == "final_round"
-            else "everyone else takes one final turn",
+            {
+                "final_round": "a final round, decided when scores are announced",
+                "final_turn": "everyone else takes one final turn",
+                "instant": "the first bank that reaches the target wins at once",
+            }[rules.ending],
         ),
     ]
     return lines

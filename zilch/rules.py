@@ -23,7 +23,7 @@ FreeRoll = Literal["compulsory", "optional"]
 AfterPenalty = Literal["reset", "continue"]
 ScoreFloor = Literal["none", "zero"]
 Order = Literal["seated", "alphabetical"]
-Ending = Literal["final_turn", "final_round"]
+Ending = Literal["final_turn", "final_round", "instant"]
 Tie = Literal["tiebreak_turns", "share", "first_to_reach"]
 
 
@@ -46,8 +46,9 @@ class RuleSet:
     with ``challenge_split`` and ``challenge_penalties``. Game: ``target``,
     ``players_max``, ``order``, ``join_rounds`` (late joiners until the
     end of this round), ``ending`` (``final_turn`` after the first to reach
-    the target, or ``final_round`` decided when scores are announced after
-    round ``announce_from`` and every later round), ``tie``.
+    the target, ``final_round`` decided when scores are announced after
+    round ``announce_from`` and every later round, or ``instant``: the first
+    bank that reaches the target wins the game at once), ``tie``.
     """
 
     name: str
@@ -285,7 +286,11 @@ HOUSE_RULES: dict[str, RuleSpec] = {
         _spec("players_max", "2 to 20", _range_of(2, 20)),
         _spec("order", "seated or alphabetical", _word_of("seated", "alphabetical")),
         _spec("join_rounds", "0 to 2", _range_of(0, 2)),
-        _spec("ending", "final_turn or final_round", _word_of("final_turn", "final_round")),
+        _spec(
+            "ending",
+            "final_turn, final_round or instant",
+            _word_of("final_turn", "final_round", "instant"),
+        ),
         _spec("announce_from", "1 to 5", _range_of(1, 5)),
         _spec(
             "tie",

@@ -352,6 +352,9 @@ def end_turn(step: Draft, banked: int) -> None:
     name = state.current or ""
     step.update(name, last_turn=banked)
     step.set(last_turn_score=banked, turn_number=state.turn_number + 1)
+    if rules.ending == "instant" and banked and step.state.player(name).score >= rules.target:
+        _finish(step, (name,))
+        return
     if state.pending:
         pending = tuple(n for n in state.pending if n != name)
         step.set(pending=pending)
@@ -463,7 +466,13 @@ def _resolve(step: Draft) -> None:
     reached = [p for p in leaders if p.reached is not None]
     if len(leaders) > 1 and rules.tie == "first_to_reach" and reached:
         winners = [min(reached, key=lambda p: p.reached or 0)]
-    names = tuple(p.name for p in winners)
+    _finish(step, tuple(p.name for p in winners))
+
+
+def _finish(step: Draft, names: tuple[str, ...]) -> None:
+    """End the game with ``names`` as its winners (one, or several sharing the win)."""
+    state = step.state
+    top = max(state.player(name).score for name in names)
     how = "wins" if len(names) == 1 else "share the win"
     step.set(finished=True, winners=names, phase="over", current=None, pending=(), turn=TurnState())
     step.emit(

@@ -205,6 +205,8 @@ def run_decide(args: argparse.Namespace) -> int:
     """Print what the bot keeps from the roll and whether it then rolls or banks."""
     rules = rules_from_args(args)
     name = _bot_name(args.bot)
+    if rules.ending == "instant":
+        _check_instant(rules, args)
     dice = []
     for word in args.roll:
         if not word.strip().isdigit():
@@ -245,6 +247,8 @@ def run_win_chance(args: argparse.Namespace) -> int:
         if value % unit:
             raise InvalidSituation(f"{flag} is a multiple of {unit} (got {value})")
     final_round = rules.ending == "final_round"
+    if rules.ending == "instant":
+        _check_instant(rules, args)
     if args.final and not final_round:
         raise UserError(
             f"--final is for rules that end with a final round (club); under {rules.name} "
@@ -307,6 +311,21 @@ def run_win_chance(args: argparse.Namespace) -> int:
         line += f": bank {bank:.1%}, roll {roll:.1%}"
     print(line)
     return 0
+
+
+def _check_instant(rules: RuleSet, args: argparse.Namespace) -> None:
+    """Under ``ending=instant`` the first bank at the target wins: no final turn, no turn after."""
+    if args.final:
+        raise UserError(
+            f"--final: under {rules.name} with ending=instant there is no final turn "
+            f"(the first bank that reaches {rules.target:,} wins)"
+        )
+    for flag, value in (("--score", args.score), ("--opponent", args.opponent)):
+        if value >= rules.target:
+            raise InvalidSituation(
+                f"{flag} {value:,} has reached the target {rules.target:,}: under "
+                "ending=instant that bank won the game (give scores below it)"
+            )
 
 
 def run_duel(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.server.conftest import ADMIN, PIN
+from zilch import RuleSet, find_preset
 
 PLAY_ENDPOINTS = ["/api/new-game", "/api/join", "/api/roll", "/api/keep", "/api/bank", "/api/skip"]
 
@@ -300,3 +301,16 @@ def test_history_lists_games_in_words_and_each_games_log(client, service) -> Non
     assert "Ann rolls" in page and f"/api/games/{game}/record" in page
     missing = client.get("/history/999")
     assert missing.status_code == 404 and "No game 999" in missing.get_data(as_text=True)
+
+
+def test_rules_page_says_how_each_ending_ends_the_game() -> None:
+    from server.pages import rule_lines
+
+    def the_end(rules: RuleSet) -> str:
+        return dict(rule_lines(rules))["The end"]
+
+    dicenow = find_preset("dicenow")
+    assert the_end(dicenow) == "everyone else takes one final turn"
+    assert the_end(find_preset("club")).startswith("a final round")
+    instant = dicenow.with_house_rules({"ending": "instant"})
+    assert the_end(instant) == "the first bank that reaches the target wins at once"

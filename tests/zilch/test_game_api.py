@@ -174,6 +174,43 @@ def test_after_the_game() -> None:
     assert game.bank_refusal() == "the game is over"
 
 
+def test_instant_ending_ends_the_game_at_the_bank_that_reaches_the_target() -> None:
+    rules = find_preset("dicenow").with_house_rules({"target": "1000", "ending": "instant"})
+    game = Game(rules, ["Ann", "Ben", "Cat"])
+    game.roll([5, 2, 3, 4, 6, 6])
+    game.keep([5])
+    game.roll([1, 2, 3, 4, 6])
+    game.keep([1])
+    game.roll([5, 5, 5, 2])
+    game.keep([5, 5, 5])
+    game.bank()  # 650: below the target, the game goes on
+    assert not game.state.finished and game.state.current == "Ben"
+    game.roll([1, 1, 1, 2, 3, 4])
+    game.keep([1, 1, 1])
+    events = game.bank()
+    # Ben's bank reaches 1,000: Ben wins at once, Cat plays no final turn, Ann no other.
+    assert [event.kind for event in events] == ["bank", "game_over"]
+    assert events[-1].text == "Game over: Ben wins with 1,000."
+    assert game.state.finished and game.state.winners == ("Ben",)
+    assert game.state.pending == () and game.state.closer is None
+    assert game.summary()["current"] is None
+    with pytest.raises(GameOver, match="the game is over; winners: Ben"):
+        game.roll([1])
+    again = Game.from_json(json.loads(json.dumps(game.to_json())))
+    assert again.state == game.state
+
+
+def test_final_turn_ending_gives_the_others_a_turn_where_instant_does_not() -> None:
+    for ending, finished in (("final_turn", False), ("instant", True)):
+        rules = find_preset("dicenow").with_house_rules({"target": "1000", "ending": ending})
+        game = Game(rules, ["Ann", "Ben"])
+        game.roll([1, 1, 1, 2, 3, 4])
+        game.keep([1, 1, 1])
+        game.bank()
+        assert game.state.finished is finished
+        assert game.state.current == (None if finished else "Ben")
+
+
 def test_nothing_with_a_compulsory_free_roll() -> None:
     rules = find_preset("playr").with_house_rules({"free_roll": "compulsory"})
     game = Game(rules, ["Ann", "Ben"])

@@ -131,6 +131,10 @@ def test_house_rules_accumulate_and_record() -> None:
         ({"flat_values": "1000-2000"}, "use 1000-2000-3000 or 4000-5000-6000"),
         ({"flat_values": 5}, "use 1000-2000-3000"),
         ({"straight": None}, "use 1000, 1200, 1500, 2000 or 2500"),
+        (
+            {"ending": "sudden"},
+            "ending='sudden' is not allowed; use final_turn, final_round or instant",
+        ),
     ],
 )
 def test_bad_house_rule_values_name_the_allowed(house: dict[str, object], message: str) -> None:
@@ -221,7 +225,7 @@ VALID = {
     "players_max": ["2", "20"],
     "order": ["seated", "alphabetical"],
     "join_rounds": ["0", "2"],
-    "ending": ["final_turn", "final_round"],
+    "ending": ["final_turn", "final_round", "instant"],
     "announce_from": ["1", "5"],
     "tie": ["tiebreak_turns", "share", "first_to_reach"],
 }

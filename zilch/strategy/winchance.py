@@ -178,6 +178,7 @@ class WinTable:
         if self.round_end is not None:
             where, mover, opposing = self._round_situation(me, other, False, place)
             return _start(lay, self.table, self.round_end, mover, opposing, where)
+        self._check_instant(me, other, False)
         if other.score >= lay.target:
             return self.final_chance(other.score - me.score, me.on_board)
         if me.score >= lay.target:
@@ -233,6 +234,23 @@ class WinTable:
             for (roll, after), row in zip(solved, rows, strict=True)
         ]
 
+    def _check_instant(self, me: Side, other: Side, final: bool) -> None:
+        """Under ``ending=instant`` a score at the target has won: no turn follows it."""
+        if self.rules.ending != "instant":
+            return
+        target = self.layout.target
+        if final:
+            raise InvalidSituation(
+                f"under {self.rules.name} with ending=instant there is no final turn: the first "
+                f"bank that reaches {target:,} wins"
+            )
+        for side, what in ((me, "the score"), (other, "the opponent's score")):
+            if side.score >= target:
+                raise InvalidSituation(
+                    f"{what} {side.score:,} has reached the target {target:,}: under "
+                    "ending=instant that bank won the game, no turn follows"
+                )
+
     def _round_situation(
         self, me: Side, other: Side, final: bool, place: Place | None
     ) -> tuple[Place, tuple[int, int], tuple[int, int]]:
@@ -286,6 +304,7 @@ class WinTable:
             )
             return np.asarray(bank, dtype=np.float64), zilch, bank_from
         bank_from = max(1, -(-rules.entry_needed(me.on_board) // unit))
+        self._check_instant(me, other, final)
         if final or other.score >= lay.target:
             need = (other.score - me.score) // unit
             steps = max(need, 0) + 2
@@ -298,7 +317,9 @@ class WinTable:
             y = self._score(other.score, "a score")
             a, b = self._streak(me.streak), self._streak(other.streak)
             i, j = self._status(me.on_board), self._status(other.on_board)
-            steps = lay.reach - x
+            # Totals from the row's end on are banked at its last value: the row covers
+            # the tracked reach and every total below the bank minimum.
+            steps = max(lay.reach - x, bank_from)
             reached = x + np.arange(steps)
             inside = reached < lay.scores
             on = lay.statuses - 1
@@ -444,10 +465,11 @@ def win_notes(rules: RuleSet, layout: Layout) -> list[str]:
             f"scores below {layout.floor:,} are counted as {layout.floor:,} "
             "(only a long run of penalties gets there)"
         )
-    notes.append(
-        f"a turn that reaches {layout.target + layout.margin:,} or more banks "
-        "(totals that high are almost never reached)"
-    )
+    if rules.ending != "instant":
+        notes.append(
+            f"a turn that reaches {layout.target + layout.margin:,} or more banks "
+            "(totals that high are almost never reached)"
+        )
     if layout.seats == 2:
         lead = (layout.reach + layout.pad) * layout.unit
         notes.append(

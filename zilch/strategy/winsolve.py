@@ -13,7 +13,8 @@ A turn-start state is (mover's score, opponent's score, both zilch-streak
 states, both on-board statuses where the rule set has an entry minimum).
 Banked scores lie on the 50-point grid from a floor up to the target; a bank
 that reaches the target ends the mover's part of the game and is valued by
-the opponent's exactly solved last turn (:func:`final_chances`).
+the opponent's exactly solved last turn (:func:`final_chances`), or under
+``ending=instant`` wins at once (:class:`InstantSolver`).
 
 How the solve is organised (the "level" order and the shared turn sweeps):
 
@@ -385,6 +386,8 @@ def layout_of(rules: RuleSet, floor: int = -2000, margin: int = 5000) -> Layout:
     unit = table.unit
     if rules.score_floor == "zero" or rules.zilch_penalty == 0:
         floor = 0
+    if rules.ending == "instant":
+        margin = unit  # reaching the target wins: how far past it does not matter
     if floor > 0 or floor % unit or margin % unit or margin < unit:
         raise WinSolveError(f"floor {floor} and margin {margin} must be multiples of {unit}")
     return Layout(
@@ -595,16 +598,8 @@ class _Solver:
         self.prefix = [
             _prefix_plan(table, -(-rules.entry_needed(status) // lay.unit)) for status in on_board
         ]
-        deficits = lay.reach + lay.pad
-        self.tiebreak = (
-            tiebreak_chance(self.options, rules, lay.reach + lay.pad)
-            if rules.tie == "tiebreak_turns"
-            else 0.0
-        )
-        tie = tie_value(rules, self.tiebreak)
-        self.final = np.array(
-            [final_chances(self.options, rules, deficits, tie, status) for status in on_board]
-        )
+        self.tiebreak = self.tiebreak_chance()
+        self.final = np.array([self.last_turn(status) for status in on_board])
         shape = (lay.states, lay.states, lay.statuses, lay.statuses, lay.scores, lay.scores)
         self.table = np.full(shape, 0.5)
         sweeps = lay.scores * lay.states * lay.statuses
@@ -614,6 +609,19 @@ class _Solver:
         j = np.tile(np.arange(lay.statuses), lay.scores * lay.states)
         reached = np.arange(lay.scores, lay.reach + lay.pad)
         self.bank[:, lay.scores :] = self.beyond(y, b, j, reached)
+
+    def tiebreak_chance(self) -> float:
+        """The reacher's chance in a tie-break (``tie=tiebreak_turns``), else 0."""
+        if self.rules.tie != "tiebreak_turns":
+            return 0.0
+        return tiebreak_chance(self.options, self.rules, self.layout.reach + self.layout.pad)
+
+    def last_turn(self, on_board: bool) -> FloatArray:
+        """Chance that a player (``on_board`` or not) on a last turn gets ahead of a lead of
+        ``d`` steps, for every lead a bank can make (:func:`final_chances`)."""
+        tie = tie_value(self.rules, self.tiebreak)
+        deficits = self.layout.reach + self.layout.pad
+        return final_chances(self.options, self.rules, deficits, tie, on_board)
 
     def beyond(self, y: IntArray, b: IntArray, j: IntArray, reached: IntArray) -> FloatArray:
         """Bank values ``[sweep, r]`` of reaching ``reached[r]`` (at or past the target)
@@ -674,6 +682,24 @@ class _Solver:
         )
 
 
+class InstantSolver(_Solver):
+    """``ending=instant``: the first bank that reaches the target wins the game at once.
+
+    Reaching the target is worth 1 to the banker, whatever the opponent has: the
+    opponent never plays a last turn (its chances of getting ahead on one are 0) and
+    no tie can arise. Everything else is the final-turn solve.
+    """
+
+    def tiebreak_chance(self) -> float:
+        return 0.0
+
+    def last_turn(self, on_board: bool) -> FloatArray:
+        return np.zeros(self.layout.reach + self.layout.pad)
+
+    def beyond(self, y: IntArray, b: IntArray, j: IntArray, reached: IntArray) -> FloatArray:
+        return np.ones((len(y), len(reached)))
+
+
 def zilch_state(
     rules: RuleSet, layout: Layout, a: IntArray, i: int, x: IntArray
 ) -> tuple[IntArray, IntArray, IntArray]:
@@ -719,7 +745,7 @@ def solve_win(
     return solver(rules, layout, nodes, tolerance, max_passes, coarse, switch).run()
 
 
-_SOLVERS: dict[Ending, type[_Solver]] = {"final_turn": _Solver}
+_SOLVERS: dict[Ending, type[_Solver]] = {"final_turn": _Solver, "instant": InstantSolver}
 """The solver of each way a game ends; :mod:`.winround` adds ``final_round`` (it builds on
 this module, so it registers itself rather than being imported here)."""
 
