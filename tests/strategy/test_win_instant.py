@@ -174,3 +174,9 @@ def test_win_chance_verb_under_instant(
         assert main([*base, *argv]) != 0
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
+    decide = ["decide", *rule_args, "--bot", "optimal", "--roll", "1", "2", "3", "4", "6", "6"]
+    assert main([*decide, "--score", "500", "--opponent", "900", "--final"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "there is no final turn" in err and len(err.splitlines()) == 1
+    assert main([*decide, "--score", "500", "--opponent", "900", "--json"]) == 0
+    assert '"keep": [1]' in capsys.readouterr().out
