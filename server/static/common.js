@@ -100,13 +100,13 @@ const Zilch = (() => {
 
   function live(onState, onStatus) {
     let lastSeq = -1;
-    let lastGame = null;
     let dropped = false;
     const deliver = (state) => {
-      /* The first fetch and the stream can cross: never step back in time. */
+      /* The first fetch and the stream can cross: never step back in time. seq numbers
+         the table's whole journal, so a state of another game (the idle table before
+         a new one, say) is no exception; a restarted tower is (see "open" below). */
       const seq = typeof state.seq === "number" ? state.seq : null;
-      if (seq !== null && state.game_id === lastGame && seq < lastSeq) return;
-      lastGame = state.game_id;
+      if (seq !== null && seq < lastSeq) return;
       if (seq !== null) lastSeq = seq;
       onState(state);
       /* the page's own additions (correct.js) follow the same states, after the page */
@@ -115,12 +115,17 @@ const Zilch = (() => {
     const status = (online) => onStatus && onStatus(online);
 
     function connect() {
+      /* the stream opens with the newest state and sends every later one: once it
+         has spoken, a late answer to this fetch is not shown (not even one of the
+         same seq, whose words a notice may have changed since) */
+      let streamed = false;
       fetch("/api/state", { cache: "no-store" })
         .then((r) => (r.ok ? r.json() : null))
-        .then((s) => s && deliver(s))
+        .then((s) => s && !streamed && deliver(s))
         .catch(() => {});
       const source = new EventSource("/api/events");
       source.addEventListener("state", (ev) => {
+        streamed = true;
         try {
           deliver(JSON.parse(ev.data));
         } catch (err) {

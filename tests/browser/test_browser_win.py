@@ -146,10 +146,6 @@ def solved_table(tmp_path: Path, small_table: Any) -> Iterator[LiveTable]:
         service.stop()
 
 
-@pytest.mark.skip(
-    reason="times out in clean clones (2 of 3 runs) waiting for the live game's phone update; "
-    "passes in a working tree; the cause is not yet found (docs/strategy.md, Service)"
-)
 def test_a_live_two_player_game_updates_the_phone_after_each_step(
     solved_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:
