@@ -1,8 +1,15 @@
 """Fixtures shared by every test package."""
 
+from __future__ import annotations
+
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from zilch import RuleSet
+    from zilch.strategy.winchance import WinTable
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -14,3 +21,20 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent: the shared data folder is not beside the project")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def small_rules() -> RuleSet:
+    """dicenow played to 1,000 (a house rule): a win table solved in seconds, not minutes."""
+    from zilch import find_preset
+
+    return find_preset("dicenow").with_house_rules({"target": "1000"})
+
+
+@pytest.fixture(scope="session")
+def small_win_table(small_rules: RuleSet) -> WinTable:
+    """The two-player win table of ``small_rules``, solved once for the whole session."""
+    from zilch.strategy.winchance import WinTable
+    from zilch.strategy.winsolve import solve_win
+
+    return WinTable.of(solve_win(small_rules))

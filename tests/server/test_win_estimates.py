@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,39 +13,24 @@ from server.config import Config
 from server.service import TableService
 from server.solver_cache import CACHE_FOLDER, WinTableCache
 from server.win_estimates import Estimates, position_key
-from tests.server.conftest import FAST, QUICK_SHAKE, make_config
-from zilch import Game, RuleSet, find_preset
+from tests.server.conftest import QUICK_SHAKE, make_config
+from zilch import Game, RuleSet
 from zilch.strategy.winchance import WinTable
-from zilch.strategy.winsolve import solve_win
 
 SMALL_RULES = '[table.rules]\ntarget = "1000"\n'
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return find_preset("dicenow").with_house_rules({"target": "1000"})
-
-
-@pytest.fixture(scope="module")
-def table(rules: RuleSet) -> WinTable:
-    return WinTable.of(solve_win(rules))
-
-
 @pytest.fixture
-def solved_config(tmp_path: Path, rules: RuleSet, table: WinTable) -> Config:
-    """A table playing dicenow to 1,000 whose win table is already in its solver cache."""
+def config(tmp_path: Path, small_rules: RuleSet, small_win_table: WinTable) -> Config:
+    """A table playing dicenow to 1,000 whose win table is already in its solver cache.
+
+    It stands in for ``tests/server/conftest.py``'s ``config``, so that file's
+    ``service`` runs this table.
+    """
     config = make_config(tmp_path / "state", QUICK_SHAKE + SMALL_RULES)
-    assert config.rules == rules
-    WinTableCache(config.state_dir / CACHE_FOLDER)._store(rules, table)
+    assert config.rules == small_rules
+    WinTableCache(config.state_dir / CACHE_FOLDER)._store(small_rules, small_win_table)
     return config
-
-
-@pytest.fixture
-def solved_service(solved_config: Config) -> Iterator[TableService]:
-    service = TableService(solved_config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0)
-    service.start()
-    yield service
-    service.stop()
 
 
 def _until(check: Any, timeout: float = 240.0) -> Any:
@@ -59,8 +43,7 @@ def _until(check: Any, timeout: float = 240.0) -> Any:
     raise AssertionError("the state wanted never came")
 
 
-def test_three_players_get_a_simulated_chance(solved_service: TableService) -> None:
-    service = solved_service
+def test_three_players_get_a_simulated_chance(service: TableService) -> None:
     service.new_game(None, None, ["Ann", "Ben", "Cat"])
     service.wait_quiet(20)
     first = service.state()
@@ -84,8 +67,7 @@ def test_three_players_get_a_simulated_chance(solved_service: TableService) -> N
     _until(estimated)
 
 
-def test_two_players_stay_exact(solved_service: TableService) -> None:
-    service = solved_service
+def test_two_players_stay_exact(service: TableService) -> None:
     service.new_game(None, None, ["Ann", "Ben"])
     service.wait_quiet(20)
     win = service.state()["win_chance"]
@@ -94,10 +76,10 @@ def test_two_players_stay_exact(solved_service: TableService) -> None:
     assert service.wins.estimates._process is None  # no worker for two players
 
 
-def test_an_old_positions_estimate_is_never_kept(rules: RuleSet, tmp_path: Path) -> None:
+def test_an_old_positions_estimate_is_never_kept(small_rules: RuleSet, tmp_path: Path) -> None:
     estimates = Estimates(tmp_path)
     estimates._closed = True  # no worker: the answers are handed in by the test
-    old = Game(rules, ["Ann", "Ben", "Cat"])
+    old = Game(small_rules, ["Ann", "Ben", "Cat"])
     new = old.copy()
     new.roll([1, 2, 3, 4, 6, 6])
     assert estimates.latest(old) is None
@@ -126,7 +108,7 @@ class StuckPipe:
         raise EOFError
 
 
-def test_a_busy_worker_never_holds_up_the_table(rules: RuleSet, tmp_path: Path) -> None:
+def test_a_busy_worker_never_holds_up_the_table(small_rules: RuleSet, tmp_path: Path) -> None:
     estimates = Estimates(tmp_path)
     pipe = StuckPipe()
 
@@ -137,7 +119,7 @@ def test_a_busy_worker_never_holds_up_the_table(rules: RuleSet, tmp_path: Path) 
             threading.Thread(target=target, args=(pipe,), daemon=True).start()
 
     estimates._start = start  # type: ignore[method-assign]
-    game = Game(rules, ["Ann", "Ben", "Cat"])
+    game = Game(small_rules, ["Ann", "Ben", "Cat"])
     done = threading.Event()
 
     def play_on() -> None:

@@ -6,23 +6,10 @@ import math
 
 import pytest
 
-from zilch import Game, RuleSet, find_preset
+from zilch import Game, RuleSet
 from zilch.strategy.bots import WinBot
 from zilch.strategy.estimate import Estimate, EstimateError, estimate
 from zilch.strategy.winchance import Side, WinTable
-from zilch.strategy.winsolve import solve_win
-
-SMALL = {"target": "1000"}
-
-
-@pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return find_preset("dicenow").with_house_rules(SMALL)
-
-
-@pytest.fixture(scope="module")
-def table(rules: RuleSet) -> WinTable:
-    return WinTable.of(solve_win(rules))
 
 
 def test_shape_and_margins(rules: RuleSet, table: WinTable) -> None:

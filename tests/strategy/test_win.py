@@ -33,16 +33,6 @@ SMALL = {"target": "1000"}
 
 
 @pytest.fixture(scope="module")
-def rules() -> RuleSet:
-    return find_preset("dicenow").with_house_rules(SMALL)
-
-
-@pytest.fixture(scope="module")
-def table(rules: RuleSet) -> WinTable:
-    return WinTable.of(solve_win(rules))
-
-
-@pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory, rules: RuleSet, table: WinTable) -> Path:
     folder = tmp_path_factory.mktemp("solver")
     WinTableCache(folder)._store(rules, table)
