@@ -54,17 +54,8 @@ from server.app import create_app  # noqa: E402
 from server.service import DB_NAME, TableService  # noqa: E402
 from server.serving import Limits, create_server  # noqa: E402
 from server.store import CANNOT_SAVE, StorageRefused  # noqa: E402
+from tests.server import storage_faults as faults  # noqa: E402
 from tests.server.conftest import ADMIN, FAST, PIN, make_config  # noqa: E402
-from tests.server.storage_faults import (  # noqa: E402
-    FaultAt,
-    full_disk,
-    journal_rows,
-    read_only,
-    shown_unchanged,
-    to_bankable,
-    to_choose,
-    wait_for,
-)
 
 FAULTS = ("read-only", "full", "no-space", "immutable")
 CHECKS = ("503", "unchanged", "told", "restart", "resumes", "refused")
@@ -88,12 +79,12 @@ def _new_game(table: TableService) -> None:
 
 def _choosing(table: TableService) -> None:
     _new_game(table)
-    to_choose(table)
+    faults.to_choose(table)
 
 
 def _bankable(table: TableService) -> None:
     _new_game(table)
-    to_bankable(table)
+    faults.to_bankable(table)
 
 
 def _best(state: dict[str, Any]) -> dict[str, Any]:
@@ -272,9 +263,9 @@ def run_cell(phase: Phase, fault: str, base: Path) -> Cell:
 
 def _fault(fault: str, space: NoSpace | None) -> Callable[[TableService], Any]:
     if fault == "read-only":
-        return read_only
+        return faults.read_only
     if fault == "full":
-        return full_disk
+        return faults.full_disk
     assert space is not None
     return space.full
 
@@ -287,7 +278,7 @@ def _cell_under_fault(
     tv = Tv(served.port)
     tv.start()
     tv.connected.wait(10)
-    before, rows = table.state(), journal_rows(table)
+    before, rows = table.state(), faults.journal_rows(table)
     body = phase.body(before)
     cell.before = before
     if fault == "immutable":  # bites only when the file is opened: at the restart
@@ -302,28 +293,29 @@ def _cell_under_fault(
             status, answer = served.call("POST", phase.path, body)
             cell.check("503", lambda: (status, answer) == (503, {"error": CANNOT_SAVE}) or answer)
             shown = table.state()
-            cell.check("unchanged", lambda: shown_unchanged(before, shown) or True)
-            cell.check("unchanged", lambda: journal_rows(table)[: len(rows)] == rows)
+            cell.check("unchanged", lambda: faults.shown_unchanged(before, shown) or True)
+            cell.check("unchanged", lambda: faults.journal_rows(table)[: len(rows)] == rows)
             cell.check("unchanged", lambda: not fault_rows_added(table, rows))
             with contextlib.suppress(AssertionError):
-                wait_for(tv.told, 5)
+                faults.wait_for(tv.told, 5)
             cell.check("told", tv.told)
             cell.check("told", served.phone_told)
         return
-    fault_at = FaultAt(table, {phase.own_step}, put_on)
+    fault_at = faults.FaultAt(table, {phase.own_step}, put_on)
     status, answer = served.call("POST", phase.path, body)
     cell.check("503", lambda: status == 200 or answer)
-    cell.check("503", lambda: wait_for(lambda: fault_at.refused >= 2, 20) or True)  # retried
+    cell.check("503", lambda: faults.wait_for(lambda: fault_at.refused >= 2, 20) or True)  # retried
     shown = table.state()
     cell.check("unchanged", lambda: shown["phase"] != phase.own_step)
     cell.check(
         "unchanged",
         lambda: all(
-            json.loads(r[5])["phase"] != phase.own_step for r in journal_rows(table)[len(rows) :]
+            json.loads(row[5])["phase"] != phase.own_step
+            for row in faults.journal_rows(table)[len(rows) :]
         ),
     )
     with contextlib.suppress(AssertionError):
-        wait_for(tv.told, 5)
+        faults.wait_for(tv.told, 5)
     cell.check("told", tv.told)
     cell.check("told", served.phone_told)
     fault_at.lift()
@@ -331,7 +323,7 @@ def _cell_under_fault(
 
 def fault_rows_added(table: TableService, rows: list[tuple[Any, ...]]) -> bool:
     """Whether the journal holds a row more than before (``full``'s filler rows aside)."""
-    return len([r for r in journal_rows(table) if r[6] != ""]) > len(rows)
+    return len([r for r in faults.journal_rows(table) if r[6] != ""]) > len(rows)
 
 
 def _cell_after(

@@ -10,7 +10,7 @@ import pytest
 
 from server.service import TableService
 from tests.server.conftest import ADMIN, PIN
-from tests.server.test_storage_faults import journal_rows
+from tests.server.storage_faults import journal_rows
 
 WRONG_ADMIN = {"X-Admin-Pin": "99999"}
 

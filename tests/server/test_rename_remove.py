@@ -11,7 +11,7 @@ import pytest
 from server.service import TableService
 from server.store import CANNOT_SAVE
 from tests.server.conftest import ADMIN, FAST, PIN, QUICK_SHAKE, make_config
-from tests.server.test_storage_faults import journal_rows, read_only, shown_unchanged
+from tests.server.storage_faults import journal_rows, read_only, shown_unchanged
 from zilch import replay
 
 

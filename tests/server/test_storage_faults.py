@@ -21,26 +21,14 @@ import pytest
 from server.app import create_app
 from server.service import DB_NAME, TableService
 from server.store import CANNOT_SAVE, CorruptJournal, StorageError, StorageRefused, Store
+from tests.server import storage_faults as faults
 from tests.server.conftest import ADMIN, FAST, PIN, make_config
-from tests.server.storage_faults import (
-    FaultAt,
-    full_disk,
-    journal_rows,
-    read_only,
-    shown_unchanged,
-    to_bankable,
-    to_choose,
-    wait_for,
-)
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[TableService]:
-    config = make_config(tmp_path / "state")
-    service = TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0)
-    service.start()
-    yield service
-    service.stop()
+def table(service: TableService) -> TableService:
+    """``tests/server/conftest.py``'s running table (seed 7, no settle time)."""
+    return service
 
 
 @pytest.mark.parametrize("action", ["new_game", "roll", "keep", "bank", "skip"])
@@ -50,11 +38,11 @@ def test_an_action_the_storage_refuses_changes_nothing_and_answers_503(
     client = create_app(table.config, table, test_config={"TESTING": True}).test_client()
     table.new_game("dicenow", {}, ["Ann", "Ben"])
     if action == "keep":
-        to_choose(table)
+        faults.to_choose(table)
     if action == "bank":
-        to_bankable(table)
+        faults.to_bankable(table)
     assert table.wait_quiet()
-    before, rows = table.state(), journal_rows(table)
+    before, rows = table.state(), faults.journal_rows(table)
     bodies = {
         "new_game": ("/api/new-game", {"players": ["Cy", "Di"]}),
         "roll": ("/api/roll", {}),
@@ -68,18 +56,18 @@ def test_an_action_the_storage_refuses_changes_nothing_and_answers_503(
     path, body = bodies[action]
     # replacing the running game is the host's: the admin PIN as well
     headers = {**PIN, **ADMIN} if action == "new_game" else PIN
-    with read_only(table):
+    with faults.read_only(table):
         response = client.post(path, json=body, headers=headers)
         assert response.status_code == 503
         assert response.get_json() == {"error": CANNOT_SAVE}
         assert response.headers["Retry-After"].isdigit()
-        shown_unchanged(before, table.state())
-        assert journal_rows(table) == rows
+        faults.shown_unchanged(before, table.state())
+        assert faults.journal_rows(table) == rows
     # the same request, once the storage takes writes again, goes through
     response = client.post(path, json=body, headers=headers)
     assert response.status_code == 200, response.get_json()
     assert table.state()["table"]["cannot_save"] is False
-    assert len(journal_rows(table)) > len(rows)
+    assert len(faults.journal_rows(table)) > len(rows)
 
 
 @pytest.mark.parametrize("phase", ["shaking", "settling", "choose", "ready", "remove_dice"])
@@ -91,29 +79,29 @@ def test_a_step_of_the_table_the_storage_refuses_is_retried_and_never_half_done(
     with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
         table.new_game("dicenow", {}, ["Ann", "Ben"])
         if phase in ("remove_dice", "ready"):
-            state = to_choose(table)
+            state = faults.to_choose(table)
             best = state["turn"]["best"]["dice"]
             if len(best) == len(state["turn"]["roll"]):
                 pytest.skip("hot dice: nothing to take out of the tray")
-            fault = FaultAt(table, {phase})
+            fault = faults.FaultAt(table, {phase})
             with pytest.raises(StorageError) if phase == "remove_dice" else _no_error():
                 table.keep(best)
         else:
-            fault = FaultAt(table, {phase})
+            fault = faults.FaultAt(table, {phase})
             with pytest.raises(StorageError) if phase == "shaking" else _no_error():
                 table.roll()
         # a command's step is the caller's to send again; the table's own steps retry
-        wait_for(lambda: fault.refused >= (1 if phase in COMMANDED else 2))
+        faults.wait_for(lambda: fault.refused >= (1 if phase in COMMANDED else 2))
         refused = table.state()
         assert refused["table"]["cannot_save"] and refused["message"] == CANNOT_SAVE
-        rows = journal_rows(table)
+        rows = faults.journal_rows(table)
         assert all(json.loads(r[5])["phase"] != phase for r in rows[-3:])  # never journaled
         fault.lift()
         if phase == "shaking":
             table.roll()
         elif phase == "remove_dice":
             table.keep(best)
-        wait_for(lambda: not table.state()["table"]["cannot_save"])
+        faults.wait_for(lambda: not table.state()["table"]["cannot_save"])
         assert table.wait_quiet()
         after = table.state()
         assert after["phase"] in ("choose", "ready", "over")
@@ -137,13 +125,13 @@ def test_a_full_disk_is_refused_the_same_way(table: TableService) -> None:
     client = create_app(table.config, table, test_config={"TESTING": True}).test_client()
     table.new_game("dicenow", {}, ["Ann", "Ben"])
     assert table.wait_quiet()
-    before, rows = table.state(), journal_rows(table)
-    with full_disk(table) as filled:
+    before, rows = table.state(), faults.journal_rows(table)
+    with faults.full_disk(table) as filled:
         response = client.post("/api/roll", json={}, headers=PIN)
         assert response.status_code == 503 and response.get_json()["error"] == CANNOT_SAVE
-        shown_unchanged(before, table.state())
-        assert journal_rows(table) == filled and filled[: len(rows)] == rows
-    assert journal_rows(table) == rows
+        faults.shown_unchanged(before, table.state())
+        assert faults.journal_rows(table) == filled and filled[: len(rows)] == rows
+    assert faults.journal_rows(table) == rows
     assert client.post("/api/roll", json={}, headers=PIN).status_code == 200
 
 
@@ -192,7 +180,7 @@ def _played(tmp_path: Path) -> tuple[Path, int]:
     config = make_config(tmp_path / "state")
     with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
         game_id = table.new_game("dicenow", {}, ["Ann", "Ben"])["game_id"]
-        to_choose(table)
+        faults.to_choose(table)
     return tmp_path / "state", game_id
 
 

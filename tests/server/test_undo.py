@@ -10,8 +10,8 @@ from server.app import create_app
 from server.service import TableService
 from server.store import CANNOT_SAVE
 from tests.server.conftest import ADMIN, FAST, PIN, make_config
+from tests.server.storage_faults import journal_rows, read_only, shown_unchanged
 from tests.server.test_serve import Server, _table
-from tests.server.test_storage_faults import journal_rows, read_only, shown_unchanged
 from zilch import replay
 
 
