@@ -24,11 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from werkzeug.serving import make_server
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tower_pages import CHROMIUM, CHROMIUM_ARGS, LiveTable, write_config
+from tower_pages import CHROMIUM, CHROMIUM_ARGS, served_table, write_config
 
 WATCH = """
 window.drawn = [];
@@ -64,24 +62,15 @@ def measure(rolls: int, seed: int) -> tuple[list[float], list[float]]:
     """Per roll: ms from the ROLL request to the TV drawing its dice, and from publish to draw."""
     from playwright.sync_api import sync_playwright
 
-    from server.app import create_app
     from server.config import load_config
-    from server.controller import Timing
-    from server.service import TableService
 
-    with tempfile.TemporaryDirectory() as tmp:
-        config = load_config(write_config(Path(tmp)), env={})
-        service = TableService(
-            config,
-            sim=True,
-            seed=seed,
-            sim_settle_s=0.0,
-            timing=Timing(settle_timeout_s=1.0, poll_s=0.05, bot_delay_s=0.0, reshakes=3),
-        )
-        service.start()
-        server = make_server("127.0.0.1", 0, create_app(config, service), threaded=True)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        table = LiveTable(f"http://127.0.0.1:{server.server_port}", service, config)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        served_table(
+            load_config(write_config(Path(tmp)), env={}), seed=seed, keepalive_s=15.0
+        ) as table,
+    ):
+        service = table.service
         latencies: list[float] = []
         shares: list[float] = []
         watch = PublishWatch(service)
@@ -118,8 +107,6 @@ def measure(rolls: int, seed: int) -> tuple[list[float], list[float]]:
                 browser.close()
         finally:
             watch.stop()
-            server.shutdown()
-            service.stop()
     return latencies, shares
 
 

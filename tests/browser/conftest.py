@@ -20,9 +20,9 @@ from tower_pages import (
     CHROMIUM,
     CHROMIUM_ARGS,
     PAGE_TIMEOUT_MS,
-    SEED,
     LiveTable,
     require_chromium,
+    served_table,
     write_config,
 )
 from werkzeug.serving import make_server
@@ -50,31 +50,10 @@ def artifacts() -> Path:
 @pytest.fixture
 def live_table(tmp_path: Path) -> Iterator[LiveTable]:
     """The real service on the simulated tower, served on a free local port."""
-    from server.app import create_app
     from server.config import load_config
-    from server.controller import Timing
-    from server.service import TableService
 
-    config = load_config(write_config(tmp_path), env={})
-    service = TableService(
-        config,
-        sim=True,
-        seed=SEED,
-        sim_settle_s=0.0,
-        timing=Timing(settle_timeout_s=1.0, poll_s=0.05, bot_delay_s=0.0, reshakes=3),
-        keepalive_s=1.0,
-    )
-    service.start()
-    app = create_app(config, service)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="test-http", daemon=True)
-    thread.start()
-    try:
-        yield LiveTable(f"http://127.0.0.1:{server.server_port}", service, config)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        service.stop()
+    with served_table(load_config(write_config(tmp_path), env={})) as table:
+        yield table
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 import cv2
 import numpy as np
 import pytest
-from tower_pages import ADMIN_PIN, LiveTable
+from tower_pages import ADMIN_PIN, LiveTable, capture_empty_and_dice
 
 from vision.calibration import load_calibration
 
@@ -94,18 +94,7 @@ def test_calibration_page_shows_the_overlay_and_saves(
         "() => document.getElementById('live-reading').textContent.includes('dice read')"
     )
 
-    page.click("[data-sim='take-out']")
-    page.wait_for_function(
-        "() => document.getElementById('live-reading').textContent.startsWith('no dice read')"
-    )
-    page.click("#capture-empty")
-    page.wait_for_selector("#calibrate[data-step='dice']")
-    page.click("[data-sim='put-back']")
-    page.wait_for_function(
-        "() => document.getElementById('live-reading').textContent.startsWith('6 dice read')"
-    )
-    page.click("#capture-dice")
-    page.wait_for_selector("#calibrate[data-step='test']")
+    capture_empty_and_dice(page)
     assert page.locator("#report li").count() >= 1
     page.click("#test-read")
     page.wait_for_selector("#calibrate[data-step='save']")

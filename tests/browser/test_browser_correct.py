@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tower_pages import TABLE_PIN, LiveTable
+from tower_pages import TABLE_PIN, LiveTable, settled
 
 from vision import Reading
 
@@ -30,16 +30,6 @@ def _tv(page_for: Any, live_table: LiveTable) -> Any:
     page.goto(live_table.url + "/")
     page.wait_for_selector("#connection[data-online='true']")
     return page
-
-
-def _shown(page: Any, root: str, live_table: LiveTable) -> dict[str, Any]:
-    assert live_table.service.wait_quiet(15)
-    state: dict[str, Any] = live_table.service.state()
-    page.wait_for_function(
-        "([root, seq]) => Number(document.getElementById(root).dataset.seq) >= seq",
-        arg=[root, state["seq"]],
-    )
-    return state
 
 
 def _in_reading_order(read: list[int], target: list[int]) -> list[int]:
@@ -70,7 +60,7 @@ def test_a_misread_roll_corrected_from_a_phone(
     phone = _phone_as(page_for, live_table, "Ben")  # anyone at the table may correct
     tv = _tv(page_for, live_table)
     live_table.post("/api/roll")
-    state = _shown(phone, "play", live_table)
+    state = settled(phone, "play", live_table)
     offer = state["correctable"]
     assert offer["mode"] == "correct"
     phone.wait_for_selector("#correct-panel:not([hidden])")
@@ -86,7 +76,7 @@ def test_a_misread_roll_corrected_from_a_phone(
     with phone.expect_response("**/api/correct") as answer:
         phone.click("#correct-send")
     assert answer.value.status == 200
-    state = _shown(tv, "tv", live_table)
+    state = settled(tv, "tv", live_table)
     assert state["correction"]["by"] == "Ben" and state["current"] == "Ben"
     tv.wait_for_selector("#correction-note:not([hidden])")
     assert tv.text_content("#correction-note") == "corrected by Ben"
@@ -114,7 +104,7 @@ def test_dice_entered_from_a_phone_after_the_last_reshake(
         live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
         phone = _phone_as(page_for, live_table, "Ann")
         live_table.post("/api/roll")
-        state = _shown(phone, "play", live_table)
+        state = settled(phone, "play", live_table)
         assert state["phase"] == "fix_tray"
     finally:
         watcher.read = sure
@@ -127,7 +117,7 @@ def test_dice_entered_from_a_phone_after_the_last_reshake(
     with phone.expect_response("**/api/correct") as answer:
         phone.click("#correct-send")
     assert answer.value.status == 200
-    state = _shown(tv, "tv", live_table)
+    state = settled(tv, "tv", live_table)
     assert state["phase"] == "choose" and state["turn"]["roll"] == [1, 1, 1, 2, 3, 5]
     tv.wait_for_selector("#correction-note:not([hidden])")
     assert tv.text_content("#correction-note") == "entered by Ann"

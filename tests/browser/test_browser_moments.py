@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tower_pages import TABLE_PIN, LiveTable
+from tower_pages import TABLE_PIN, LiveTable, harness, tv_on_a_new_game, wait_for_seq
 
 pytestmark = pytest.mark.browser
 
@@ -55,25 +55,12 @@ new MutationObserver((records) => {
 """
 
 
-def harness(url: str, path: str) -> int:
-    """Switch the example table; the new seq."""
-    with urllib.request.urlopen(f"{url}/harness/{path}", timeout=10) as response:
-        return int(json.loads(response.read())["seq"])
-
-
 def add_log(url: str, *entries: tuple[str, str, str, dict[str, Any]]) -> int:
     """Append log entries (kind, player, text, data) to the example table in one change."""
     query = []
     for kind, player, text, data in entries:
         query += [("kind", kind), ("player", player), ("text", text), ("data", json.dumps(data))]
     return harness(url, "log?" + urllib.parse.urlencode(query))
-
-
-def wait_for_seq(page: Any, root: str, seq: int) -> None:
-    page.wait_for_function(
-        "([root, seq]) => Number(document.getElementById(root).dataset.seq) >= seq",
-        arg=[root, seq],
-    )
 
 
 ZILCH = ("zilch", "Ann", "Zilch! Ann loses the turn's 300.", {"lost": 300, "streak": 3})
@@ -168,11 +155,7 @@ def test_tv_marks_an_ended_turns_dice_stale(example_table: str, page_for: Any) -
 def test_tv_tray_after_the_turn_passes_in_a_real_game(
     live_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:
-    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
-    assert live_table.service.wait_quiet(10)
-    page = page_for()
-    page.goto(live_table.url + "/")
-    page.wait_for_selector("#game:not([hidden])")
+    page = tv_on_a_new_game(live_table, page_for)
     assert page.locator("#tray [data-die]").count() == 0, "nothing rolled yet this game"
     for _ in range(30):
         state = live_table.service.state()
@@ -433,11 +416,7 @@ def test_host_pauses_and_ends_a_game_from_a_phone(
 ) -> None:
     from tower_pages import ADMIN_PIN
 
-    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
-    assert live_table.service.wait_quiet(10)
-    tv = page_for()
-    tv.goto(live_table.url + "/")
-    tv.wait_for_selector("#game:not([hidden])")
+    tv = tv_on_a_new_game(live_table, page_for)
     page = open_phone(page_for, live_table.url)
     page.click("#host-panel summary")
     page.fill("#admin-input", TABLE_PIN)

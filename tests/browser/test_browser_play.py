@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tower_pages import TABLE_PIN, LiveTable
+from tower_pages import TABLE_PIN, LiveTable, harness, settled
 
 pytestmark = pytest.mark.browser
 
@@ -32,16 +31,6 @@ def wait_phase(page: Any, *phases: str) -> str:
     return str(page.eval_on_selector("#play", "el => el.dataset.phase"))
 
 
-def settled(page: Any, live_table: LiveTable) -> dict[str, Any]:
-    """Wait until the table waits for people and the phone shows that state; the state."""
-    assert live_table.service.wait_quiet(15)
-    state: dict[str, Any] = live_table.service.state()
-    page.wait_for_function(
-        "seq => Number(document.getElementById('play').dataset.seq) >= seq", arg=state["seq"]
-    )
-    return state
-
-
 @pytest.mark.slow
 def test_phone_plays_a_whole_turn(live_table: LiveTable, page_for: Any, artifacts: Path) -> None:
     page = open_phone(page_for, live_table)
@@ -62,7 +51,7 @@ def test_phone_plays_a_whole_turn(live_table: LiveTable, page_for: Any, artifact
     # Ben's turns (after a zilch of Ann's) are played through the API, the same way.
     kept = 0
     for _ in range(80):
-        state = settled(page, live_table)
+        state = settled(page, "play", live_table)
         ann = next(p for p in state["players"] if p["name"] == "Ann")
         if ann["score"]:
             break
@@ -100,7 +89,7 @@ def test_phone_plays_a_whole_turn(live_table: LiveTable, page_for: Any, artifact
             "seq => Number(document.getElementById('play').dataset.seq) > seq", arg=state["seq"]
         )
 
-    state = settled(page, live_table)
+    state = settled(page, "play", live_table)
     ann = next(p for p in state["players"] if p["name"] == "Ann")
     assert ann["score"] > 0 and kept >= 1, [e["text"] for e in state["log"]]
     assert any(e["text"].startswith(f"Ann banks {ann['score']:,}") for e in state["log"]), [
@@ -204,8 +193,7 @@ def test_phone_offers_roll_once_the_tray_is_straightened(example_table: str, pag
     page = page_for(**PHONE)
     page.goto(example_table + "/play#pin=2468")
     page.wait_for_selector("#play[data-phase='choose']")
-    with urllib.request.urlopen(f"{example_table}/harness/use/fix_tray", timeout=10):
-        pass
+    harness(example_table, "use/fix_tray")
     page.wait_for_selector("#play[data-phase='fix_tray']")
     assert "Straighten the tray" in page.text_content("#message")
     assert page.is_enabled("#roll"), "ROLL tells the tower the tray is straight again"

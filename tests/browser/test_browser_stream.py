@@ -7,6 +7,7 @@ import urllib.request
 from typing import Any
 
 import pytest
+from tower_pages import harness, wait_for_seq
 
 pytestmark = pytest.mark.browser
 
@@ -25,11 +26,6 @@ window.fetch = (...args) => fetchFirst(...args).then((response) => {
   return response;
 });
 """
-
-
-def harness(url: str, path: str) -> int:
-    with urllib.request.urlopen(f"{url}/harness/{path}", timeout=10) as response:
-        return int(json.loads(response.read())["seq"])
 
 
 @pytest.mark.parametrize(("path", "root"), [("/", "tv"), ("/play", "play")])
@@ -55,15 +51,9 @@ def test_a_late_first_answer_never_takes_the_page_back_to_before_a_new_game(
 
     page.route("**/api/state", hold)
     page.goto(example_table + path)
-    page.wait_for_function(
-        "([root, seq]) => Number(document.getElementById(root).dataset.seq) >= seq",
-        arg=[root, idle_seq],
-    )
+    wait_for_seq(page, root, idle_seq)
     game_seq = harness(example_table, "use/duel")
-    page.wait_for_function(
-        "([root, seq]) => Number(document.getElementById(root).dataset.seq) >= seq",
-        arg=[root, game_seq],
-    )
+    wait_for_seq(page, root, game_seq)
     assert len(held) == 1
     held[0].fulfill(status=200, content_type="application/json", body=idle)
     page.wait_for_function("window.stateAnswered")

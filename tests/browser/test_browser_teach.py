@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tower_pages import ADMIN_PIN, LiveTable
+from tower_pages import ADMIN_PIN, LiveTable, capture_empty_and_dice
 
 from vision.calibration import load_calibration
 from vision.profile import load_examples, load_profile
@@ -16,18 +16,7 @@ pytestmark = pytest.mark.browser
 
 def _calibrate(page: Any) -> None:
     """The two captures, the test read and the save, as a host does them."""
-    page.click("[data-sim='take-out']")
-    page.wait_for_function(
-        "() => document.getElementById('live-reading').textContent.startsWith('no dice read')"
-    )
-    page.click("#capture-empty")
-    page.wait_for_selector("#calibrate[data-step='dice']")
-    page.click("[data-sim='put-back']")
-    page.wait_for_function(
-        "() => document.getElementById('live-reading').textContent.startsWith('6 dice read')"
-    )
-    page.click("#capture-dice")
-    page.wait_for_selector("#calibrate[data-step='test']")
+    capture_empty_and_dice(page)
     page.click("#test-read")
     page.wait_for_selector("#calibrate[data-step='save']")
     page.click("#save")

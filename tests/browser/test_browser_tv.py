@@ -9,7 +9,7 @@ from typing import Any
 
 import cv2
 import pytest
-from tower_pages import ADMIN_PIN, TABLE_PIN, LiveTable
+from tower_pages import ADMIN_PIN, TABLE_PIN, LiveTable, harness, tv_on_a_new_game, wait_for_seq
 
 pytestmark = pytest.mark.browser
 
@@ -20,28 +20,17 @@ def tray_values(page: Any) -> list[int]:
     return [int(v) for v in values]
 
 
-def wait_for_seq(page: Any, seq: int) -> None:
-    """Wait until the page has drawn the state document numbered ``seq`` or a later one."""
-    page.wait_for_function(
-        "seq => Number(document.getElementById('tv').dataset.seq) >= seq", arg=seq
-    )
-
-
 def test_tv_shows_a_new_roll_without_a_reload(
     live_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:
-    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
-    assert live_table.service.wait_quiet(10)
-    page = page_for()
-    page.goto(live_table.url + "/")
-    page.wait_for_selector("#game:not([hidden])")
+    page = tv_on_a_new_game(live_table, page_for)
     page.evaluate("window.loadedOnce = 'still here'")
     assert tray_values(page) == []
 
     live_table.post("/api/roll")
     assert live_table.service.wait_quiet(10)
     state = live_table.service.state()
-    wait_for_seq(page, state["seq"])
+    wait_for_seq(page, "tv", state["seq"])
 
     assert tray_values(page) == sorted(state["turn"]["roll"])
     assert page.evaluate("window.loadedOnce") == "still here", "the page reloaded"
@@ -86,11 +75,7 @@ def test_tv_idle_screen_shows_next_game_and_records(
 def test_tv_follows_a_game_action_by_action(
     live_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:
-    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
-    assert live_table.service.wait_quiet(10)
-    page = page_for()
-    page.goto(live_table.url + "/")
-    page.wait_for_selector("#game:not([hidden])")
+    page = tv_on_a_new_game(live_table, page_for)
     for _ in range(10):
         state = live_table.service.state()
         if state["phase"] == "choose":
@@ -100,7 +85,7 @@ def test_tv_follows_a_game_action_by_action(
         else:
             live_table.post("/api/roll")
         assert live_table.service.wait_quiet(10)
-        wait_for_seq(page, live_table.service.state()["seq"])
+        wait_for_seq(page, "tv", live_table.service.state()["seq"])
         shown = live_table.service.state()
         if shown["phase"] == "choose" and shown["turn"]["set_aside"]:
             page.screenshot(path=str(artifacts / "tv-game.png"))
@@ -119,20 +104,14 @@ def test_tv_page_does_not_grow_over_hundreds_of_events(example_table: str, page_
     count = "document.getElementsByTagName('*').length"
     cycle = ["use/fix_tray", "announce?text=Ben%2C+it%27s+your+turn.", "use/choose"]
     for name in cycle:
-        wait_for_seq(page, use_example(example_table, name))
+        wait_for_seq(page, "tv", harness(example_table, name))
     before = page.evaluate(count)
     for _ in range(100):
         for name in cycle:
-            seq = use_example(example_table, name)
-    wait_for_seq(page, seq)
+            seq = harness(example_table, name)
+    wait_for_seq(page, "tv", seq)
     assert page.evaluate(count) == before
     assert page.js_errors == []
-
-
-def use_example(url: str, name: str) -> int:
-    """Switch the example table (``use/NAME``, ``announce?text=...``); the new seq."""
-    with urllib.request.urlopen(f"{url}/harness/{name}", timeout=10) as response:
-        return int(json.loads(response.read())["seq"])
 
 
 def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifacts: Path) -> None:
@@ -148,7 +127,7 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
     assert page.text_content("#zilch-chance") == "16%"
     assert page.is_hidden("#announcement"), "an announcement made before the page loaded"
 
-    wait_for_seq(page, use_example(example_table, "use/fix_tray"))
+    wait_for_seq(page, "tv", harness(example_table, "use/fix_tray"))
     assert page.locator("#tray .die.unsure").count() == 5
     assert "5 dice seen" in page.text_content("#reading-note")
     assert "Straighten" in page.text_content("#message")
@@ -156,14 +135,14 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
 
     page.click("#speech-toggle")
     assert page.text_content("#speech-toggle") == "Speech off"
-    wait_for_seq(page, use_example(example_table, "announce?text=Final+round%21"))
+    wait_for_seq(page, "tv", harness(example_table, "announce?text=Final+round%21"))
     assert page.text_content("#announcement") == "Final round!"
     assert page.evaluate("window.spoken") == [], "spoke while switched off"
     page.click("#speech-toggle")
-    wait_for_seq(page, use_example(example_table, "announce?text=Ben+needs+350."))
+    wait_for_seq(page, "tv", harness(example_table, "announce?text=Ben+needs+350."))
     assert page.evaluate("window.spoken") == ["Ben needs 350."]
 
-    wait_for_seq(page, use_example(example_table, "use/over"))
+    wait_for_seq(page, "tv", harness(example_table, "use/over"))
     assert page.text_content("#winner .winner-title") == "Dmitri wins!"
     assert page.is_hidden("#tray")
     winner, side = page.locator("#winner").bounding_box(), page.locator(".side").bounding_box()
@@ -171,14 +150,14 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
     assert page.evaluate("window.spoken")[-1] == "Dmitri wins with 10,350!"
     page.screenshot(path=str(artifacts / "tv-over.png"))
 
-    wait_for_seq(page, use_example(example_table, "use/crowd"))
+    wait_for_seq(page, "tv", harness(example_table, "use/crowd"))
     bottoms = page.eval_on_selector_all(
         "#players .player", "els => els.map(e => e.getBoundingClientRect().bottom)"
     )
     assert len(bottoms) == 20 and max(bottoms) <= 0.95 * 1080, "a club table must fit the TV"
     page.screenshot(path=str(artifacts / "tv-crowd.png"))
 
-    wait_for_seq(page, use_example(example_table, "use/idle"))
+    wait_for_seq(page, "tv", harness(example_table, "use/idle"))
     page.wait_for_selector("#records tbody tr")
     assert page.locator("#records tbody tr").count() == 2
     assert page.text_content("#next-game") == "Wed 09:30"
@@ -202,8 +181,8 @@ def test_tv_opens_a_new_stream_when_the_browser_gives_up(example_table: str, pag
     page.wait_for_selector("#connection[data-online='false']")
     page.wait_for_selector("#connection[data-online='true']", timeout=15000)
     assert len(refused) == 1
-    seq = use_example(example_table, "use/fix_tray")
-    wait_for_seq(page, seq)
+    seq = harness(example_table, "use/fix_tray")
+    wait_for_seq(page, "tv", seq)
     assert "Straighten" in page.text_content("#message")
     assert page.js_errors == []
 
@@ -260,7 +239,7 @@ def test_tv_keeps_to_the_safe_area_and_scales_its_text(
     page.goto(example_table + "/")
     slack = 1.0
     for name in ("crowd", "idle", "fix_tray", "choose"):
-        wait_for_seq(page, use_example(example_table, f"use/{name}"))
+        wait_for_seq(page, "tv", harness(example_table, f"use/{name}"))
         if name == "idle":
             page.wait_for_selector("#records tbody tr")  # fetched after the state arrives
         boxes = page.evaluate(LAYOUT)

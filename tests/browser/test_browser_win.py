@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
-import json
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from tower_pages import SEED, TABLE_PIN, LiveTable, write_config
-from werkzeug.serving import make_server
+from tower_pages import TABLE_PIN, LiveTable, harness, served_table, wait_for_seq, write_config
+
+if TYPE_CHECKING:
+    from zilch import RuleSet
+    from zilch.strategy.winchance import WinTable
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
-
-
-def harness(url: str, path: str) -> int:
-    with urllib.request.urlopen(f"{url}/harness/{path}", timeout=10) as response:
-        return int(json.loads(response.read())["seq"])
-
-
-def wait_for_seq(page: Any, root: str, seq: int) -> None:
-    page.wait_for_function(
-        "([root, seq]) => Number(document.getElementById(root).dataset.seq) >= seq",
-        arg=[root, seq],
-    )
 
 
 def widths(page: Any) -> dict[str, float]:
@@ -98,52 +86,19 @@ def test_four_players_show_the_estimate_and_its_error(
     phone.screenshot(path=str(artifacts / "win-phone-crowd.png"), full_page=True)
 
 
-@pytest.fixture(scope="module")
-def small_table() -> Any:
-    """The two-player win table of dicenow played to 1,000 (solved in seconds)."""
-    from zilch import find_preset
-    from zilch.strategy.winchance import WinTable
-    from zilch.strategy.winsolve import solve_win
-
-    rules = find_preset("dicenow").with_house_rules({"target": "1000"})
-    return rules, WinTable.of(solve_win(rules))
-
-
 @pytest.fixture
-def solved_table(tmp_path: Path, small_table: Any) -> Iterator[LiveTable]:
+def solved_table(
+    tmp_path: Path, small_rules: RuleSet, small_win_table: WinTable
+) -> Iterator[LiveTable]:
     """The real service playing dicenow to 1,000 with its win table already solved."""
-    from server.app import create_app
     from server.config import load_config
-    from server.controller import Timing
-    from server.service import TableService
     from server.solver_cache import CACHE_FOLDER, WinTableCache
 
-    rules, table = small_table
-    path = write_config(tmp_path)
-    path.write_text(
-        path.read_text().replace("[tower]\n", '[table.rules]\ntarget = "1000"\n[tower]\n')
-    )
-    config = load_config(path, env={})
-    assert config.rules == rules
-    WinTableCache(config.state_dir / CACHE_FOLDER)._store(rules, table)
-    service = TableService(
-        config,
-        sim=True,
-        seed=SEED,
-        sim_settle_s=0.0,
-        timing=Timing(settle_timeout_s=1.0, poll_s=0.05, bot_delay_s=0.0, reshakes=3),
-        keepalive_s=1.0,
-    )
-    service.start()
-    server = make_server("127.0.0.1", 0, create_app(config, service), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield LiveTable(f"http://127.0.0.1:{server.server_port}", service, config)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        service.stop()
+    config = load_config(write_config(tmp_path, {"target": "1000"}), env={})
+    assert config.rules == small_rules
+    WinTableCache(config.state_dir / CACHE_FOLDER)._store(small_rules, small_win_table)
+    with served_table(config) as table:
+        yield table
 
 
 def test_a_live_two_player_game_updates_the_phone_after_each_step(
