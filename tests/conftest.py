@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
+    from gpiozero.pins.mock import MockFactory
+
     from zilch import RuleSet
     from zilch.strategy.winchance import WinTable
 
@@ -38,3 +41,32 @@ def small_win_table(small_rules: RuleSet) -> WinTable:
     from zilch.strategy.winsolve import solve_win
 
     return WinTable.of(solve_win(small_rules))
+
+
+def _installed(factory: MockFactory) -> Iterator[MockFactory]:
+    """gpiozero's own pattern: install a fresh factory, then reset it and restore the old one."""
+    from gpiozero import Device
+
+    saved = Device.pin_factory
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved
+
+
+@pytest.fixture
+def mock_factory() -> Iterator[MockFactory]:
+    """A fresh ``MockFactory`` (plain digital pins)."""
+    from gpiozero.pins.mock import MockFactory
+
+    yield from _installed(MockFactory())
+
+
+@pytest.fixture
+def pwm_factory() -> Iterator[MockFactory]:
+    """A fresh ``MockFactory`` whose pins support PWM (for the status light)."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    yield from _installed(MockFactory(pin_class=MockPWMPin))

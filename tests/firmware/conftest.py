@@ -1,14 +1,15 @@
-"""Fixtures for the tower's body: fresh mock pin factories and a fake clock."""
+"""Fixtures for the tower's body: a fake clock and a machine without GPIO.
+
+The fresh mock pin factories (``mock_factory``, ``pwm_factory``) are in
+``tests/conftest.py``, shared with the server's tests of the GPIO tower.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 
 import gpiozero.pins.mock
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 
 class FakeClock:
@@ -25,29 +26,6 @@ class FakeClock:
         assert seconds >= 0, f"asked to sleep {seconds} s"
         self.sleeps.append(seconds)
         self.now += seconds
-
-
-def _install(factory: MockFactory) -> Iterator[MockFactory]:
-    """gpiozero's own pattern: install a fresh factory, then reset it and restore the old one."""
-    saved = Device.pin_factory
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
-
-
-@pytest.fixture
-def mock_factory() -> Iterator[MockFactory]:
-    """A fresh ``MockFactory`` (plain digital pins)."""
-    yield from _install(MockFactory())
-
-
-@pytest.fixture
-def pwm_factory() -> Iterator[MockFactory]:
-    """A fresh ``MockFactory`` whose pins support PWM (for the status light)."""
-    yield from _install(MockFactory(pin_class=MockPWMPin))
 
 
 @pytest.fixture

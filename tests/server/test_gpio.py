@@ -8,8 +8,7 @@ from pathlib import Path
 
 import cv2
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
 from server.service import TableService
 from tests.server.conftest import FAST, QUICK_SHAKE, make_config
@@ -23,16 +22,9 @@ SOLENOID, ROLL_BUTTON, LIGHT = 17, 23, 25
 
 
 @pytest.fixture
-def pins() -> Iterator[MockFactory]:
-    """gpiozero's mock pins (PWM-capable for the light), reset afterwards."""
-    saved = Device.pin_factory
-    factory = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
+def pins(pwm_factory: MockFactory) -> MockFactory:
+    """gpiozero's mock pins, PWM-capable for the light (``tests/conftest.py``)."""
+    return pwm_factory
 
 
 @pytest.fixture
