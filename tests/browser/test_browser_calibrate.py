@@ -9,7 +9,7 @@ from urllib.parse import unquote
 import cv2
 import numpy as np
 import pytest
-from tower_pages import ADMIN_PIN, LiveTable, capture_empty_and_dice
+from tower_pages import ADMIN_PIN, LiveTable, capture_empty_and_dice, open_calibration
 
 from vision.calibration import load_calibration
 
@@ -84,11 +84,7 @@ def test_simulator_hands_wait_for_the_game_to_end(client: Any, live_table: LiveT
 def test_calibration_page_shows_the_overlay_and_saves(
     live_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:
-    page = page_for(1280, 900)
-    page.goto(live_table.url + "/calibrate")
-    page.fill("#pin-input", ADMIN_PIN)
-    page.click("#pin-form button[type=submit]")
-    page.wait_for_function("() => Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    page = open_calibration(page_for, live_table)
     assert page.evaluate("document.getElementById('live').naturalWidth") > 0
     page.wait_for_function(
         "() => document.getElementById('live-reading').textContent.includes('dice read')"

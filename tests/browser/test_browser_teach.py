@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tower_pages import ADMIN_PIN, LiveTable, capture_empty_and_dice
+from tower_pages import LiveTable, capture_empty_and_dice, open_calibration
 
 from vision.calibration import load_calibration
 from vision.profile import load_examples, load_profile
@@ -26,11 +26,7 @@ def _calibrate(page: Any) -> None:
 def test_the_host_teaches_the_tower_its_dice(
     live_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:
-    page = page_for(1280, 900)
-    page.goto(live_table.url + "/calibrate")
-    page.fill("#pin-input", ADMIN_PIN)
-    page.click("#pin-form button[type=submit]")
-    page.wait_for_function("() => Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    page = open_calibration(page_for, live_table)
     _calibrate(page)
     assert page.is_disabled("#teach-learn")
     for n in range(3):

@@ -87,6 +87,16 @@ def tv_on_a_new_game(table: LiveTable, page_for: Any) -> Any:
     return page
 
 
+def open_calibration(page_for: Any, table: LiveTable) -> Any:
+    """The calibration page of ``table`` opened with the admin PIN, once its first frame shows."""
+    page = page_for(1280, 900)
+    page.goto(table.url + "/calibrate")
+    page.fill("#pin-input", ADMIN_PIN)
+    page.click("#pin-form button[type=submit]")
+    page.wait_for_function("() => Number(document.getElementById('live').dataset.frames || 0) >= 1")
+    return page
+
+
 def capture_empty_and_dice(page: Any) -> None:
     """The calibration page's two captures, the simulator's hands moving the dice between."""
     page.click("[data-sim='take-out']")

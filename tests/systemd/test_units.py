@@ -111,17 +111,22 @@ def _serve_once() -> tuple[http.server.HTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+def _kiosk_wait(url: str, seconds: int) -> subprocess.CompletedProcess[str]:
+    """``kiosk-wait URL`` allowed ``seconds`` for the service to answer."""
+    return subprocess.run(
+        ["sh", str(SYSTEMD / "kiosk-wait"), url],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env={**os.environ, "KIOSK_WAIT_SECONDS": str(seconds)},
+    )
+
+
 def test_kiosk_wait_returns_once_the_service_answers() -> None:
     server, url = _serve_once()
     with server:
-        result = subprocess.run(
-            ["sh", str(SYSTEMD / "kiosk-wait"), url],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-            env={**os.environ, "KIOSK_WAIT_SECONDS": "20"},
-        )
+        result = _kiosk_wait(url, 20)
     assert result.returncode == 0
     assert result.stderr == ""
 
@@ -130,14 +135,7 @@ def test_kiosk_wait_gives_up_without_failing_the_unit() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}/"  # bound, never listening
-        result = subprocess.run(
-            ["sh", str(SYSTEMD / "kiosk-wait"), url],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-            env={**os.environ, "KIOSK_WAIT_SECONDS": "1"},
-        )
+        result = _kiosk_wait(url, 1)
     assert result.returncode == 0
     assert "did not answer in 1 s" in result.stderr
 
