@@ -119,6 +119,7 @@ class Controller:
         self._bot_due = 0.0
         self._idle = threading.Event()
         self._shown_phase = TablePhase.IDLE
+        self._shown_seq = 0  # the seq of the state last published
         self._unsaved_shake: LastShake | None = None  # shaken, but the storage refused the step
 
     @property
@@ -175,6 +176,8 @@ class Controller:
         with self._lock:
             phase = self._shown_phase
             if phase.busy or phase is not self._state.phase:
+                return False
+            if self._shown_seq != self._state.seq:  # adopted, still being published
                 return False
             if self.hands.moves_dice(phase) or left_turn(self._state) is not None:
                 return False
@@ -274,6 +277,7 @@ class Controller:
             self._state = adopted
         self._publish(adopted)
         self._shown_phase = adopted.phase
+        self._shown_seq = adopted.seq
         return adopted
 
     def resume(self) -> None:
@@ -285,6 +289,7 @@ class Controller:
         if self.host is not None and state.game is not None:
             self.host.turn_started(state.game.state.current, self.clock())
         self._shown_phase = state.phase
+        self._shown_seq = state.seq
         self._bot_due = self.clock() + self.timing.bot_delay_s
         log.info("resumed table at seq %d, phase %s", state.seq, state.phase.value)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from datetime import datetime
 
@@ -57,6 +58,33 @@ def club(tmp_path):  # type: ignore[no-untyped-def]
 
 def _announcement(table: TableService) -> dict:
     return table.state()["announcement"] or {}
+
+
+def test_a_quiet_table_has_published_its_own_last_step(club) -> None:  # type: ignore[no-untyped-def]
+    """The host's second call keeps the table in ``ready``: until the TV and phones
+    have been sent it, ``wait_quiet`` does not say the table waits for people."""
+    table, clock = club
+    table.new_game("club", {}, ["Ben", "Ann"])
+    assert table.wait_quiet(10)
+    publish = table.controller._publish
+    held, release = threading.Event(), threading.Event()
+
+    def slow_publish(state):  # type: ignore[no-untyped-def]
+        if state.announcement is not None and state.announcement.kind == "call_again":
+            held.set()
+            release.wait(20)
+        publish(state)
+
+    table.controller._publish = slow_publish
+    clock.advance(30)
+    try:
+        assert held.wait(10), "no second call"
+        assert table.controller.state.phase.value == "ready"
+        assert not table.wait_quiet(0.5), "quiet while the second call was not yet published"
+    finally:
+        release.set()
+    assert table.wait_quiet(10)
+    assert table.state()["announcement"]["kind"] == "call_again"
 
 
 def test_host_calls_calls_again_then_skips(club) -> None:  # type: ignore[no-untyped-def]
