@@ -33,12 +33,14 @@ How the solve is organised (the "level" order and the shared turn sweeps):
   one thing that differs between the movers), spread evenly over the payoffs
   the movers of that sweep had in the previous pass. A mover's value after
   its first bankable set-aside is read between the two nearest nodes by linear
-  interpolation. The value is convex in the payoff, so the chord overstates
-  it by about the curvature times the node spacing squared: with 6 nodes the
-  full dicenow table said 53.67% at 0-0 where the same turn solved exactly
-  from it said 53.03%. The solve therefore uses 24 nodes (a quarter of the
-  spacing, a sixteenth of the error), after cheap 6-node passes that bring
-  the values within ``switch`` of the fixed point.
+  interpolation. The value is convex and piecewise linear in the payoff, so
+  the chord overstates it, by up to the slope's jump at a kink (where the
+  best play changes) times the node spacing: with 6 nodes the full dicenow
+  table said 53.67% at 0-0 where the same turn solved exactly from it said
+  53.03%. The solve uses 24 nodes by default, after cheap 6-node passes that
+  bring the values within ``switch`` of the fixed point; the error left falls
+  as 1/nodes (docs/strategy.md measures it: about 0.1 to 0.2 points at 0-0
+  at full size with 24 nodes).
 - The first turn totals below the bank minimum cannot be banked and depend on
   where the turn started; they are solved per mover with its exact payoff.
 
