@@ -33,6 +33,10 @@ LEAN_EXCESS = 0.065  # square sides beyond one edge of the top face from which a
 # leaning ones 0.069 at the 5th)
 FAR_CALIBRATION = 0.03  # a calibration whose flat dice all show at most this witnesses a
 # camera far above (rendered far towers 0.003-0.027; cameras 250-350 mm above 0.026-0.44)
+FLAT_MARGIN = 2.2  # under a calibration that witnessed its flat dice, a die leans from this
+# many times their largest side-face area ... (report seeds 0-11, 640x480: flat lone dice at
+# most 1.9 times it, the least leaning lone die 2.5 times it)
+LEAN_FLOOR = 0.03  # ... but never from less than this (blur and rounding alone)
 
 
 def full_background(calibration: Calibration) -> np.ndarray:
@@ -127,6 +131,18 @@ def far_calibration(calibration: Calibration) -> bool:
     return calibration.flat_excess is not None and calibration.flat_excess <= FAR_CALIBRATION
 
 
+def lean_excess(calibration: Calibration) -> float:
+    """The side-face area (square sides) beyond which a die of this tower leans: the
+    calibration's flat dice measure what a flat die shows with this camera, floor and
+    light (its blur, its shadow), so a far calibration sets the threshold at FLAT_MARGIN
+    times their largest, within LEAN_FLOOR and LEAN_EXCESS; without that witness, or for a
+    camera close above, LEAN_EXCESS."""
+    excess = calibration.flat_excess
+    if excess is None or excess > FAR_CALIBRATION:
+        return LEAN_EXCESS
+    return min(LEAN_EXCESS, max(LEAN_FLOOR, FLAT_MARGIN * excess))
+
+
 def shows_side_face(
     frame: np.ndarray,
     calibration: Calibration,
@@ -135,11 +151,29 @@ def shows_side_face(
     others: Sequence[tuple[Region, PipCount]] = (),
 ) -> bool:
     """Whether the lone die ``region`` shows a side face beside its top face (more than
-    LEAN_EXCESS). Touching dice are not judged so: the seam between them and their shared
-    shadow measure as much beside a flat die as a side face does beside a leaning one."""
+    :func:`lean_excess`). Touching dice are not judged so: the seam between them and their
+    shared shadow measure as much beside a flat die as a side face does beside a leaning
+    one (see :func:`doubts_touching`)."""
     if region.merged != 1 or not 1 <= count.value <= 6:
         return False
-    return side_excess(frame, calibration, region, count, others) > LEAN_EXCESS
+    return side_excess(frame, calibration, region, count, others) > lean_excess(calibration)
+
+
+def doubts_touching(
+    frame: np.ndarray,
+    calibration: Calibration,
+    region: Region,
+    count: PipCount,
+    others: Sequence[tuple[Region, PipCount]] = (),
+) -> bool:
+    """Whether the lean check doubts a die of a touching group: under a calibration that
+    witnessed a far camera, more than :func:`lean_excess` of it lies beside one edge of its
+    top face. Not a verdict (a flat pair's seam measures as much), but a doubtful count of
+    such a die must not be made sure by a second opinion: the classifier and the dice
+    profile read the top face's value, which a leaning die shows as well as a flat one."""
+    if region.merged == 1 or not 1 <= count.value <= 6 or not far_calibration(calibration):
+        return False
+    return side_excess(frame, calibration, region, count, others) > lean_excess(calibration)
 
 
 def tilted(region: Region, side: float) -> bool:

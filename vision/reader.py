@@ -25,7 +25,13 @@ from vision.detect import (
 )
 from vision.found import Found
 from vision.lamp import frame_lamp, lamp_confirmed, without_lamp
-from vision.lean import agreed_near_views, far_calibration, frame_leaning, looks_tilted
+from vision.lean import (
+    agreed_near_views,
+    doubts_touching,
+    far_calibration,
+    frame_leaning,
+    looks_tilted,
+)
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import (
     GLARE_CAP,
@@ -84,14 +90,20 @@ def _die(
     taught: np.ndarray | None = None,
     leaning: bool = False,
     lamp: tuple[float, float] | None = None,
+    doubted: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
     face (see :func:`frame_lamp`); what it explains is no doubt, and the classifier, which
-    knows no lamp, may then not veto the count."""
+    knows no lamp, may then not veto the count. ``doubted``: the lean check doubts the die
+    (see :func:`vision.lean.doubts_touching`): a doubtful count is then not raised by the
+    second opinions, which see its top face only."""
     explained = without_lamp(found.count, lamp)
     count = found.count if explained is None else explained
-    value, conf = fuse_taught(count.value, confidence(count), probs, taught, veto=explained is None)
+    pips = confidence(count)
+    value, conf = fuse_taught(count.value, pips, probs, taught, veto=explained is None)
+    if doubted and pips < MIN_CONFIDENCE:
+        conf = min(conf, pips)
     if count.glare and not (_sure_of(taught, value) or _sure_of(probs, value)):
         conf = min(conf, GLARE_CAP)
     if not found.near_view:
@@ -472,7 +484,20 @@ def read_dice(
         leaning = looks_tilted(f, side) or (
             far and frame_leaning(image, f, readable, calibration, cal_far)
         )
-        die = _die(f, side, probs, known, leaning, lamp)
+        doubted = (
+            cal_far
+            and calibration is not None
+            and not leaning
+            and confidence(f.count) < MIN_CONFIDENCE
+            and doubts_touching(
+                image,
+                calibration,
+                f.region,
+                f.count,
+                [(g.region, g.count) for g in readable if g is not f],
+            )
+        )
+        die = _die(f, side, probs, known, leaning, lamp, doubted)
         if leaning:
             tilted.append(die)
         dice.append(die)

@@ -102,3 +102,84 @@ def test_a_side_face_s_pips_under_a_far_calibration_lean_even_when_touching(towe
         sided = dataclasses.replace(f, count=dataclasses.replace(f.count, side_pips=2))
         others = [sided if g is f else g for g in found]
         assert frame_leaning(frame, sided, others, tower.calibration, True)
+
+
+def test_the_lean_threshold_follows_the_calibration_s_flat_dice(tower) -> None:
+    from vision.lean import FLAT_MARGIN, LEAN_FLOOR, lean_excess
+
+    cal = tower.calibration
+    assert lean_excess(dataclasses.replace(cal, flat_excess=None)) == LEAN_EXCESS
+    assert lean_excess(dataclasses.replace(cal, flat_excess=0.2)) == LEAN_EXCESS  # near camera
+    assert lean_excess(dataclasses.replace(cal, flat_excess=0.002)) == LEAN_FLOOR
+    assert lean_excess(dataclasses.replace(cal, flat_excess=0.02)) == pytest.approx(
+        FLAT_MARGIN * 0.02
+    )
+    for excess in (0.0, 0.01, 0.025, 0.03):
+        assert (
+            LEAN_FLOOR <= lean_excess(dataclasses.replace(cal, flat_excess=excess)) <= LEAN_EXCESS
+        )
+
+
+@pytest.fixture(scope="module")
+def black_on_grey():
+    from vision.render import resolve_style
+
+    setup = make_setup(0, (640, 480), resolve_style("setup"))  # black dice, grey floor
+    assert setup is not None
+    return setup
+
+
+@pytest.mark.parametrize("number", [6, 27])
+def test_a_lone_die_leaning_ten_degrees_is_refused_under_its_tower_s_threshold(
+    black_on_grey, number: int
+) -> None:
+    # each roll holds a lone die leaning about 10 degrees whose side face measures 0.049 and
+    # 0.060 square sides: under the global LEAN_EXCESS, but well over what this tower's
+    # calibration saw beside its flat dice
+    from vision.lean import lean_excess
+
+    cal = black_on_grey.calibration
+    seen = [e for cocked, merged, e in _excesses(black_on_grey, number) if cocked and merged == 1]
+    assert seen and lean_excess(cal) < max(seen) < LEAN_EXCESS
+    frame, _ = black_on_grey.roll(number, 1)
+    reading = read_dice(frame, cal, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
+    for clean in (1, 2, 4, 5):  # the same tower's flat rolls still pass
+        frame, _ = black_on_grey.roll(clean, 0)
+        assert "leaning" not in read_dice(frame, cal, expected=6).reason
+
+
+def test_a_doubtful_touching_die_the_lean_check_doubts_is_not_raised_by_a_second_opinion() -> None:
+    # setup 8 roll 6: a die leaning on its neighbour counts one pip at 0.30, its side face
+    # measures 0.10 square sides; the classifier, agreeing with the top face, raised it to 0.51
+    from vision.render import resolve_style
+
+    setup = make_setup(8, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(6, 1)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok
+    cocked = next(d for d in truth["dice"] if d["cocked"])
+    die = min(
+        reading.dice,
+        key=lambda d: math.hypot(
+            d.center[0] - cocked["center"][0], d.center[1] - cocked["center"][1]
+        ),
+    )
+    assert die.confidence < 0.5
+
+
+def test_a_doubted_die_keeps_its_count_s_doubt_against_a_sure_profile() -> None:
+    import numpy as np
+
+    from vision.found import Found
+    from vision.pips import PipCount, confidence
+    from vision.reader import MIN_CONFIDENCE, _die
+    from vision.segment import square_region
+
+    count = PipCount(1, ((100.0, 100.0),), 0.0, 0.0, 2.0, 2, 0.0)  # two nearly-pip blobs
+    found = Found(square_region((100.0, 100.0), 40.0), count, (100.0, 100.0))
+    sure = np.array([0.99, 0.002, 0.002, 0.002, 0.002, 0.002])
+    assert confidence(count) < MIN_CONFIDENCE
+    assert _die(found, 40.0, None, sure).confidence >= MIN_CONFIDENCE
+    assert _die(found, 40.0, None, sure, doubted=True).confidence == confidence(count)
