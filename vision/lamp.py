@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.found import Found
-from vision.pips import PipCount
+from vision.pips import GLARE_WEAKER, PipCount
 
 LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
 LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
@@ -47,9 +47,19 @@ def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount 
         far = float(np.hypot(x, y))
         return far > reach and (x * lx + y * ly) > RIM_ALIGN * reach * far
 
+    def faint(k: int) -> bool:  # weaker than the pips, as a rim's sheen is
+        strengths = count.doubt_strength
+        return k < len(strengths) and strengths[k] < GLARE_WEAKER * count.contrast
+
     glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at)
-    kept = tuple(d for d in count.doubt_at if not (at_lamp(*d) or (glare and on_rim(*d))))
-    if not glare and len(kept) == len(count.doubt_at):
+    swollen = _swollen_by_lamp(count, lamp)
+    explained = [
+        at_lamp(*d) or (on_rim(*d) and (glare or swollen or faint(k)))
+        for k, d in enumerate(count.doubt_at)
+    ]
+    kept = tuple(d for d, e in zip(count.doubt_at, explained, strict=True) if not e)
+    strengths = tuple(v for v, e in zip(count.doubt_strength, explained, strict=False) if not e)
+    if not glare and not swollen and len(kept) == len(count.doubt_at):
         return None
     cleared = len(count.doubt_at) - len(kept)
     return replace(
@@ -57,7 +67,31 @@ def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount 
         glare=0 if glare else count.glare,
         doubtful=count.doubtful - cleared,
         doubt_at=kept,
+        doubt_strength=strengths,
+        swollen_at=None if swollen else count.swollen_at,
+        swollen_shift=None if swollen else count.swollen_shift,
+        size_spread=count.even_spread if swollen else count.size_spread,
     )
+
+
+SPOT_ON_PIP = 0.2  # a pip this near the lamp (sides: a pip's radius and the spot's) may
+# carry the lamp's reflection
+
+
+def _swollen_by_lamp(count: PipCount, lamp: tuple[float, float]) -> bool:
+    """Whether the count's swollen pip (see ``PipCount.swollen_at``) is a pip with the lamp's
+    reflection on it: it lies within SPOT_ON_PIP of the lamp and, where the layout shows its
+    place, is pulled from it toward the lamp."""
+    if count.swollen_at is None:
+        return False
+    x, y = count.swollen_at
+    if float(np.hypot(x - lamp[0], y - lamp[1])) > SPOT_ON_PIP:
+        return False
+    if count.swollen_shift is None:
+        return True
+    sx, sy = count.swollen_shift
+    px, py = x - sx, y - sy  # its place in the layout
+    return bool((lamp[0] - px) * sx + (lamp[1] - py) * sy > 0.0)
 
 
 def frame_lamp(

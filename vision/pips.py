@@ -51,6 +51,12 @@ class PipCount:
     # centre, in sides along the frame's axes (one lamp puts it alike on every die)
     doubt_at: tuple[tuple[float, float], ...] = ()  # where the nearly-pip blobs on the face
     # lie from its centre, in sides along the frame's axes
+    doubt_strength: tuple[float, ...] = ()  # ... and their contrast (as ``contrast``)
+    swollen_at: tuple[float, float] | None = None  # a pip much larger than the others (a
+    # reflection on it): where it lies from the face's centre, in sides along the frame's axes
+    swollen_shift: tuple[float, float] | None = None  # ... how far from its place in the
+    # face's layout (the reflection pulls it toward the lamp; None for a 2)
+    even_spread: float = 0.0  # the size spread of the other pips, without the swollen one
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -178,6 +184,7 @@ CLEAN_FIT = 0.04  # layout error of a face that leaves no doubt, in sides
 GLARE_CAP = 0.45  # most confidence for a count that set a reflection aside (below 0.5)
 MIDDLE_OFF = 0.045  # a middle pip this many sides from the centre of the others is no pip
 GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' median contrast
+SWOLLEN = 1.3  # a pip this many times the others' median area has a reflection on it
 
 
 def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
@@ -196,7 +203,10 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
         middle = int(np.argmin(np.hypot(*(points - points.mean(axis=0)).T)))
         rest = [k for k in range(len(pips)) if k != middle]
         off = float(np.hypot(*(points[middle] - points[rest].mean(axis=0)))) / side
-        if off > MIDDLE_OFF and _fit(points[rest], side)[0] < CLEAN_FIT:
+        # a middle blob larger than the pips is a pip with the lamp's spot on it, pulled
+        # toward the spot (a lone spot beside the centre is a blob of its own, no larger)
+        swollen = pips[middle].area > SWOLLEN * float(np.median([pips[k].area for k in rest]))
+        if off > MIDDLE_OFF and not swollen and _fit(points[rest], side)[0] < CLEAN_FIT:
             return [pips[k] for k in rest], 1
     if clean:
         return pips, 0
@@ -346,9 +356,61 @@ def detect_pips(
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
             pips.append(blob)
+        elif frac >= PIP_AREA[0] and not round_enough:
+            cores, rest = _cores(labels[box] == i, contrast[box], threshold, die_area)
+            if not cores:
+                near.append(blob)
+            for bx, by, barea, bstrength in cores + rest:
+                part = Pip(
+                    float((x + bx + 0.5) / zoom - 0.5) + ox,
+                    float((y + by + 0.5) / zoom - 0.5) + oy,
+                    barea / zoom**2,
+                    bstrength,
+                )
+                (pips if (bx, by, barea, bstrength) in cores else near).append(part)
         else:
             near.append(blob)
     return pips, near
+
+
+CORE_WIDTH = 0.1  # a pip is a disc this many sides wide at least; a rim or a streak is thinner
+
+
+def _cores(
+    blob: np.ndarray, contrast: np.ndarray, threshold: float, die_area: float
+) -> tuple[list[tuple[float, float, float, float]], list[tuple[float, float, float, float]]]:
+    """The round, pip-sized cores of a blob that is not round (a pip touched by a glossy
+    rim or a streak of light, which are thinner than a pip), and what is left of it beyond
+    them: each as (x, y, area, strength) in the blob's box. No cores: ([], [])."""
+    width = max(3, round(CORE_WIDTH * np.sqrt(die_area))) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    mask = blob.astype(np.uint8)
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    cores: list[tuple[float, float, float, float]] = []
+    taken = np.zeros_like(mask)
+    for i in range(1, n):
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
+        if not (PIP_AREA[0] <= area / die_area <= PIP_AREA[1] and roundness > 0.45):
+            continue
+        if max(bw, bh) >= 2 * min(bw, bh):
+            continue
+        core = labels == i
+        strength = float(contrast[core].max()) / threshold
+        cores.append((float(centroids[i][0]), float(centroids[i][1]), area, strength))
+        taken |= core.astype(np.uint8)
+    if not cores:
+        return [], []
+    grown = cv2.dilate(taken, kernel)
+    left = (mask > 0) & (grown == 0)
+    rest: list[tuple[float, float, float, float]] = []
+    if np.count_nonzero(left) / die_area >= PIP_AREA[0] * 0.4:
+        ys, xs = np.nonzero(left)
+        strength = float(contrast[left].max()) / threshold
+        rest.append((float(xs.mean()), float(ys.mean()), float(len(xs)), strength))
+    return cores, rest
 
 
 def assess(
@@ -378,6 +440,7 @@ def assess(
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     beyond = 0
     doubt_at: tuple[tuple[float, float], ...] = ()
+    doubt_strength: tuple[float, ...] = ()
     if near:
         others = np.array([(p.x, p.y) for p in near], np.float32)
         on_face = _grid_distance(points, others, side) <= OFF_GRID
@@ -387,9 +450,11 @@ def assess(
             (float((x - middle[0]) / side), float((y - middle[1]) / side))
             for x, y in others[on_face]
         )
+        doubt_strength = tuple(p.strength for p, on in zip(near, on_face, strict=True) if on)
         beyond = len(near) - int(np.count_nonzero(on_face))
     areas = np.array([p.area for p in pips])
     spread = float(np.std(areas) / np.mean(areas)) if len(areas) > 1 else 0.0
+    swollen_at, swollen_shift, even_spread = _swollen(points, areas, side)
     offset = float(np.linalg.norm(points.mean(axis=0) - np.array(centre, np.float32)) / side)
     return PipCount(
         value=len(pips),
@@ -404,7 +469,42 @@ def assess(
         glare=glare,
         glare_at=None if glare_at is None else (float(glare_at[0]), float(glare_at[1])),
         doubt_at=doubt_at,
+        doubt_strength=doubt_strength,
+        swollen_at=swollen_at,
+        swollen_shift=swollen_shift,
+        even_spread=even_spread,
     )
+
+
+def _swollen(
+    points: np.ndarray, areas: np.ndarray, side: float
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None, float]:
+    """The largest pip when it is SWOLLEN times the others' median area or more: where it
+    lies from the face's centre, how far from its place in the best-fitting layout (None
+    for a 2, whose fit shifts both pips alike), both in sides along the frame's axes, and
+    the others' size spread; (None, None, 0.0) when no pip is that much larger."""
+    if not 2 <= len(areas) <= 6:
+        return None, None, 0.0
+    big = int(np.argmax(areas))
+    rest = np.delete(areas, big)
+    if areas[big] < SWOLLEN * float(np.median(rest)):
+        return None, None, 0.0
+    middle = face_centre(points)
+    at = (points[big] - middle) / side
+    even = float(np.std(rest) / np.mean(rest))
+    if len(areas) < 3:
+        return (float(at[0]), float(at[1])), None, even
+    others = np.delete(points, big, axis=0)
+    centre_of_others = others.mean(axis=0)
+    if len(points) in (3, 5) and np.hypot(*(points[big] - centre_of_others)) < 0.15 * side:
+        place = centre_of_others  # a middle pip's place is the centre of the others
+    else:
+        _, r, a = _fit(points, side)
+        rotated, _ = _templates(len(points))
+        template = rotated[r] * a * side + points.mean(axis=0)
+        place = template[int(np.argmin(np.hypot(*(template - points[big]).T)))]
+    shift = (points[big] - place) / side
+    return (float(at[0]), float(at[1])), (float(shift[0]), float(shift[1])), even
 
 
 def count_pips(frame: np.ndarray, region: Region, side: float) -> PipCount:
@@ -459,6 +559,10 @@ def confidence(count: PipCount) -> float:
     if count.side_pips:  # which pips are the top face's is a judgement: never sure
         score = min(score, SIDE_FACE_CAP)
     if count.glare:  # so is which blob is the lamp's: only a sure second opinion confirms it
+        score = min(score, GLARE_CAP)
+    if count.swollen_shift is not None and float(np.hypot(*count.swollen_shift)) > MIDDLE_OFF:
+        # a pip with a reflection on it, pulled off its place, or a reflection larger than
+        # the pips beside the centre of a 2 or a 4: which is a judgement too
         score = min(score, GLARE_CAP)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))

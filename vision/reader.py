@@ -275,8 +275,10 @@ def _read_group(
     tangled = bool(gaps.min() < 0.85 * side) or any(not own for own in shared)
     out: list[tuple[Region, PipCount, tuple[float, float] | None]] = []
     for j, (part, own, c) in enumerate(zip(group.parts, shared, centres, strict=True)):
-        doubtful = owners.count(j) + (TANGLED if tangled else 0)
-        count = assess(own, part.center, side, doubtful)  # off-centre pips: shared wrongly
+        mine = [b for b, o in zip(near, owners, strict=True) if o == j]
+        # off-centre pips: shared wrongly; the nearly-pip blobs are judged as a lone die's
+        # (where they lie on its face, how strong), so that the lamp can explain them
+        count = assess(own, part.center, side, TANGLED if tangled else 0, mine)
         out.append((part, count, (float(c[0]), float(c[1]))))
     return out
 
