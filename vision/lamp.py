@@ -19,6 +19,9 @@ from vision.pips import GLARE_WEAKER, PipCount
 LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
 LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
 RIM_ALIGN = 0.85  # cosine between a blob's and the lamp's offsets on a glossy face's rim
+RIM_SIDE = 0.5  # ... for a blob far fainter than the pips (under FAINT of their contrast):
+# the lit rim runs along the whole edge that faces the lamp
+FAINT = 0.6
 
 
 def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount | None:
@@ -43,18 +46,20 @@ def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount 
         close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else LAMP_CLOSE
         return bool(out > LAMP_CENTRE and np.hypot(x - lx, y - ly) <= close)
 
-    def on_rim(x: float, y: float) -> bool:
+    def on_rim(x: float, y: float, align: float = RIM_ALIGN) -> bool:
         far = float(np.hypot(x, y))
-        return far > reach and (x * lx + y * ly) > RIM_ALIGN * reach * far
+        return far > reach and (x * lx + y * ly) > align * reach * far
 
-    def faint(k: int) -> bool:  # weaker than the pips, as a rim's sheen is
+    def faint(k: int, share: float = GLARE_WEAKER) -> bool:  # weaker than the pips' paint
         strengths = count.doubt_strength
-        return k < len(strengths) and strengths[k] < GLARE_WEAKER * count.contrast
+        return k < len(strengths) and strengths[k] < share * count.contrast
 
     glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at)
     swollen = _swollen_by_lamp(count, lamp)
     explained = [
-        at_lamp(*d) or (on_rim(*d) and (glare or swollen or faint(k)))
+        at_lamp(*d)
+        or (on_rim(*d) and (glare or swollen or faint(k)))
+        or (on_rim(*d, RIM_SIDE) and faint(k, FAINT))  # the lit rim spans the lamp's side
         for k, d in enumerate(count.doubt_at)
     ]
     kept = tuple(d for d, e in zip(count.doubt_at, explained, strict=True) if not e)

@@ -257,7 +257,11 @@ def frame_leaning(
     middle = (image.shape[1] / 2.0, image.shape[0] / 2.0)
     others = [(g.region, g.count) for g in readable if g is not found]
     if leans(found, side) and seen_from_far(found, readable, side, middle):
-        return True
+        # under a far calibration the side face measured at full resolution decides: a
+        # shadow stretches a dark die's region at the working scale, not its side face
+        return not far_by_calibration or shows_side_face(
+            image, calibration, found.region, found.count, others
+        )
     if long_side(found.region) <= SUSPECT_LONG * side:
         return False  # as square as a flat die at the working scale: not worth the look
     if not shows_side_face(image, calibration, found.region, found.count, others):

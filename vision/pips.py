@@ -356,7 +356,7 @@ def detect_pips(
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
             pips.append(blob)
-        elif frac >= PIP_AREA[0] and not round_enough:
+        elif frac > PIP_AREA[1] or (frac >= PIP_AREA[0] and not round_enough):
             cores, rest = _cores(labels[box] == i, contrast[box], threshold, die_area)
             if not cores:
                 near.append(blob)
@@ -374,6 +374,30 @@ def detect_pips(
 
 
 CORE_WIDTH = 0.1  # a pip is a disc this many sides wide at least; a rim or a streak is thinner
+PAINT = 0.8  # a pip's paint reaches this share of the blob's strongest contrast; a reflection
+# joining two pips stays under it
+
+
+def _bright_parts(mask: np.ndarray, contrast: np.ndarray) -> np.ndarray | None:
+    """The blob shared among its parts at full contrast (PAINT of its peak and more), when
+    there are two or more: each pixel goes to the nearest such part, and the pixels between
+    two parts (the fainter bridge) to neither. None for a blob with one bright part."""
+    seeds = ((contrast >= PAINT * float(contrast[mask > 0].max())) & (mask > 0)).astype(np.uint8)
+    n, labels = cv2.connectedComponents(seeds, connectivity=8)
+    if n < 3:
+        return None
+    _, nearest = cv2.distanceTransformWithLabels(
+        1 - seeds, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_CCOMP
+    )
+    # distanceTransformWithLabels numbers the zero pixels' components itself: map each to
+    # the seed it lies in, then mark the boundary between two seeds' shares as no one's
+    owner = np.zeros(int(nearest.max()) + 1, np.int32)
+    ys, xs = np.nonzero(seeds)
+    owner[nearest[ys, xs]] = labels[ys, xs]
+    share = owner[nearest] * (mask > 0)
+    edge = cv2.morphologyEx(share.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    inner = (share > 0) & ~((edge > 0) & (cv2.erode(mask, np.ones((3, 3), np.uint8)) > 0))
+    return np.asarray(inner, np.uint8)
 
 
 def _cores(
@@ -386,6 +410,9 @@ def _cores(
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     mask = blob.astype(np.uint8)
     opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    bright = _bright_parts(mask, contrast)
+    if bright is not None:  # pips at full contrast joined by a fainter reflection
+        opened = cv2.morphologyEx(bright, cv2.MORPH_OPEN, kernel)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
     cores: list[tuple[float, float, float, float]] = []
     taken = np.zeros_like(mask)

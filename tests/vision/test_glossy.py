@@ -85,13 +85,49 @@ def glossy_blue():
     return setup
 
 
-@pytest.mark.parametrize("number", [7, 8, 10, 11, 16, 20])
+@pytest.mark.parametrize("number", [1, 7, 8, 10, 11, 16, 17, 20, 23])
 def test_glossy_dice_with_the_lamp_s_spot_are_read_right_and_accepted(
     glossy_blue, number: int
 ) -> None:
-    # each of these rolls was refused: the spot merged with a pip (read 3 as 2, 5 as 4), or
-    # the rim touching a pip took it out of the count
+    # each of these rolls was refused: the spot merged with a pip (read 3 as 2, 5 as 4), the
+    # rim touching a pip took it out of the count, or the spot joined two pips of a 6 (read
+    # as a 3 with a side face's pip: leaning)
     frame, truth = glossy_blue.roll(number, 0)
     reading = read_dice(frame, glossy_blue.calibration, expected=6)
     assert reading.ok, reading.reason
     assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
+
+
+def test_a_blob_far_fainter_than_the_pips_along_the_lamp_s_side_of_the_rim_is_no_doubt() -> None:
+    count = assess(face(2), (100.0, 100.0), SIDE, 0)
+    lamp = (0.15, -0.14)
+    aside = dataclasses.replace(
+        count, doubtful=1, doubt_at=((-0.06, -0.4),), doubt_strength=(1.05,)
+    )
+    explained = without_lamp(aside, lamp)  # on the lit edge, at 0.56 of the lamp's direction
+    assert explained is not None and explained.doubtful == 0
+    brighter = dataclasses.replace(aside, doubt_strength=(1.8,))  # faint, not that faint
+    assert without_lamp(brighter, lamp) is None
+    behind = dataclasses.replace(aside, doubt_at=((-0.3, 0.3),))  # the edge away from the lamp
+    assert without_lamp(behind, lamp) is None
+
+
+def test_two_pips_joined_by_a_fainter_spot_are_two_pips() -> None:
+    die_area = 40.0**2
+    blob = np.zeros((30, 40), np.uint8)
+    contrast = np.zeros((30, 40), np.float64)
+    cv2.circle(blob, (12, 15), 4, 1, -1)
+    cv2.circle(blob, (24, 15), 4, 1, -1)
+    cv2.circle(blob, (18, 15), 4, 1, -1)  # the lamp's spot between them, as wide as a pip
+    contrast[blob > 0] = 75.0
+    cv2.circle(contrast, (12, 15), 4, 110.0, -1)
+    cv2.circle(contrast, (24, 15), 4, 110.0, -1)
+    contrast[:, 17:20] = np.where(blob[:, 17:20] > 0, 75.0, 0.0)
+    cores, _ = _cores(blob > 0, contrast, 50.0, die_area)
+    assert len(cores) == 2
+    left, right = sorted(x for x, *_ in cores)
+    assert abs(left - 12) < 1.5 and abs(right - 24) < 1.5
+    one = np.zeros((30, 40), np.uint8)
+    cv2.ellipse(one, (18, 15), (12, 4), 0, 0, 360, 1, -1)  # one long blob of one contrast
+    flat = np.where(one > 0, 110.0, 0.0)
+    assert len(_cores(one > 0, flat, 50.0, die_area)[0]) <= 1

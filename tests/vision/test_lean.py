@@ -183,3 +183,14 @@ def test_a_doubted_die_keeps_its_count_s_doubt_against_a_sure_profile() -> None:
     assert confidence(count) < MIN_CONFIDENCE
     assert _die(found, 40.0, None, sure).confidence >= MIN_CONFIDENCE
     assert _die(found, 40.0, None, sure, doubted=True).confidence == confidence(count)
+
+
+def test_a_flat_die_stretched_by_its_shadow_is_not_leaning_under_a_far_calibration(
+    black_on_grey,
+) -> None:
+    # roll 20: a flat black die whose region at the working scale is 1.107 sides long (its
+    # shadow), with only 0.019 square sides beside its edges at full resolution
+    frame, truth = black_on_grey.roll(20, 0)
+    reading = read_dice(frame, black_on_grey.calibration, expected=6)
+    assert reading.ok, reading.reason
+    assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
