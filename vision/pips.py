@@ -405,7 +405,11 @@ def _cores(
 ) -> tuple[list[tuple[float, float, float, float]], list[tuple[float, float, float, float]]]:
     """The round, pip-sized cores of a blob that is not round (a pip touched by a glossy
     rim or a streak of light, which are thinner than a pip), and what is left of it beyond
-    them: each as (x, y, area, strength) in the blob's box. No cores: ([], [])."""
+    them: each as (x, y, area, strength) in the blob's box. No cores, or a remnant as
+    strong as them (PAINT of the weakest core or more: a seam or a shadow between touching
+    dice, whose chunks survive the opening), or nothing left beyond one core (an odd-shaped
+    blob with nothing thinner attached), gives ([], []): the blob stays one nearly-pip blob.
+    Parts at full paint (:func:`_bright_parts`) must give two cores or more."""
     width = max(3, round(CORE_WIDTH * np.sqrt(die_area))) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     mask = blob.astype(np.uint8)
@@ -428,7 +432,7 @@ def _cores(
         strength = float(contrast[core].max()) / threshold
         cores.append((float(centroids[i][0]), float(centroids[i][1]), area, strength))
         taken |= core.astype(np.uint8)
-    if not cores:
+    if not cores or (bright is not None and len(cores) < 2):
         return [], []
     grown = cv2.dilate(taken, kernel)
     left = (mask > 0) & (grown == 0)
@@ -436,7 +440,11 @@ def _cores(
     if np.count_nonzero(left) / die_area >= PIP_AREA[0] * 0.4:
         ys, xs = np.nonzero(left)
         strength = float(contrast[left].max()) / threshold
+        if strength >= PAINT * min(c[3] for c in cores):
+            return [], []  # as strong as the cores: a seam or a shadow, not a pip and a rim
         rest.append((float(xs.mean()), float(ys.mean()), float(len(xs)), strength))
+    elif bright is None:
+        return [], []  # nothing thinner attached: an odd-shaped blob, not a pip and a rim
     return cores, rest
 
 
