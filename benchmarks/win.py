@@ -9,6 +9,7 @@ Each part is a subcommand; every figure it prints is measured, on this machine:
 .venv/bin/python benchmarks/win.py duel --preset dicenow --bots win,win --games 20000 \\
     --cache /tmp/win                                                   # self-play check
 .venv/bin/python benchmarks/win.py loop                              # numpy vs a Python loop
+.venv/bin/python benchmarks/win.py farkle-approx --rule ending=instant ...  # domsleee's approx
 
 Run long parts under ``nice -n 10`` with ``OMP_NUM_THREADS=1`` (one core).
 """
@@ -33,10 +34,19 @@ from zilch import PRESETS, RuleSet, find_preset
 from zilch.strategy import make_bot
 from zilch.strategy.bots import WinBot
 from zilch.strategy.duel import play_duel
-from zilch.strategy.model import roll_table
+from zilch.strategy.model import has_entry_status, roll_table
 from zilch.strategy.winchance import Side, WinTable
 from zilch.strategy.winround import Place
-from zilch.strategy.winsolve import Options, check_solvable, solve_win, turn_values
+from zilch.strategy.winsolve import (
+    FloatArray,
+    InstantSolver,
+    IntArray,
+    Options,
+    check_solvable,
+    layout_of,
+    solve_win,
+    turn_values,
+)
 
 
 def _rules(name: str, house: list[str]) -> RuleSet:
@@ -239,6 +249,45 @@ def _loop_turn(table: Any, bank: list[float], zilch: float, bank_from: int) -> f
     return first
 
 
+class _FarkleApprox(InstantSolver):
+    """domsleee/farkle's approximate model (its ``is_approx``): a farkle adds 50 points
+    to the farkler's score, which breaks the zilch cycle; 50 more reaching the target
+    wins. Not a rule of the game: a comparison with the published solver's first
+    version."""
+
+    def zilch_target(
+        self, a: IntArray, b: IntArray, i: int, j: IntArray, x: IntArray, y: IntArray
+    ) -> FloatArray:
+        """The opponent's value after the mover's farkle: 50 more for the mover."""
+        up = x + 1
+        value = self.table[b, a, j, i, y, np.minimum(up, self.layout.scores - 1)]
+        return np.asarray(np.where(up >= self.layout.scores, 0.0, value))
+
+
+def run_farkle_approx(args: argparse.Namespace) -> dict[str, Any]:
+    """The first player's 0-0 chance under domsleee/farkle's approximate farkle model."""
+    rules = _rules(args.preset, args.rule)
+    if rules.ending != "instant" or rules.zilch_penalty or has_entry_status(rules):
+        raise SystemExit(
+            "farkle-approx: give --rule ending=instant --rule zilch_penalty=0 "
+            "and no entry minimum (domsleee/farkle's rules)"
+        )
+    wall, cpu = time.perf_counter(), time.process_time()
+    solver = _FarkleApprox(rules, layout_of(rules), args.nodes, 1e-6, 40, args.coarse, 1e-3)
+    solved = solver.run()
+    return {
+        "preset": rules.name,
+        "house_rules": rules.house_rules,
+        "model": "a farkle adds 50 to the farkler's score (domsleee/farkle is_approx)",
+        "nodes": args.nodes,
+        "wall_s": round(time.perf_counter() - wall, 1),
+        "cpu_s": round(time.process_time() - cpu, 1),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "passes": solved.passes,
+        "first_player": round(float(solved.table[0, 0, 0, 0, 0, 0]), 6),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="part", required=True)
@@ -271,6 +320,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=256, help="games side by side (0: one at a time)")
     p.add_argument("--keep", type=int, default=4096, help="solved turns each win player keeps")
     p.add_argument("--cache", required=True)
+    p = sub.add_parser("farkle-approx")
+    p.add_argument("--preset", default="dicenow")
+    p.add_argument("--rule", action="append", default=[])
+    p.add_argument("--nodes", type=int, default=24)
+    p.add_argument("--coarse", type=int, default=6)
     p = sub.add_parser("loop")
     p.add_argument("--columns", type=int, default=20)
     p.add_argument("--steps", type=int, default=120)
@@ -282,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         "firsts": run_firsts,
         "duel": run_duel,
         "loop": run_loop,
+        "farkle-approx": run_farkle_approx,
     }
     result = parts[args.part](args)
     print(json.dumps(result, indent=1))
