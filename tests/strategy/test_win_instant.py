@@ -20,6 +20,7 @@ import pytest
 
 from server.cli import main
 from server.solver_cache import WinTableCache
+from tests.zilch.zilch_known_answers import FARKLE_HOUSE_RULES
 from zilch import RuleSet, find_preset
 from zilch.strategy import make_bot
 from zilch.strategy.duel import play_duel, play_game
@@ -28,17 +29,6 @@ from zilch.strategy.view import InvalidSituation
 from zilch.strategy.winchance import Side, WinTable
 from zilch.strategy.winround import solve_rows
 from zilch.strategy.winsolve import Options, solve_win
-
-FARKLE = {
-    "straight": "2500",
-    "multiples": "flat",
-    "flat_values": "1000-2000-3000",
-    "three_pairs": "1500",
-    "entry_minimum": "0",
-    "bank_minimum": "0",
-    "zilch_penalty": "0",
-}
-"""domsleee/farkle's game as house rules on dicenow (docs/strategy.md)."""
 
 SMALL = {"target": "1000", "ending": "instant"}
 
@@ -87,7 +77,10 @@ def _table(rules: RuleSet) -> WinTable:
 
 @pytest.fixture(scope="module", params=["farkle", "bank-300"])
 def rules(request: pytest.FixtureRequest) -> RuleSet:
-    house = {**FARKLE, **SMALL} if request.param == "farkle" else {"zilch_penalty": "0", **SMALL}
+    if request.param == "farkle":
+        house = {**FARKLE_HOUSE_RULES, **SMALL}
+    else:
+        house = {"zilch_penalty": "0", **SMALL}
     return find_preset("dicenow").with_house_rules(house)
 
 
@@ -121,7 +114,7 @@ def test_reaching_the_target_is_a_win(rules: RuleSet, table: WinTable) -> None:
 
 def test_instant_and_final_turn_solves_differ_as_the_ending_does() -> None:
     """Next to the target, banking hands the opponent a last turn under final_turn only."""
-    farkle = find_preset("dicenow").with_house_rules({**FARKLE, "target": "1000"})
+    farkle = find_preset("dicenow").with_house_rules({**FARKLE_HOUSE_RULES, "target": "1000"})
     final = _table(farkle)
     instant = _table(farkle.with_house_rules({"ending": "instant"}))
     near = (Side(900), Side(900))

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from zilch_known_answers import dice, rules_named, table
+from zilch_known_answers import FARKLE_HOUSE_RULES, dice, rules_named, table
 
 from zilch import (
     PRESETS,
@@ -174,19 +174,6 @@ def test_score_set_aside_agrees_with_the_legal_list(
         assert tuple(sorted(keep)) not in legal
     else:
         assert legal[tuple(sorted(keep))] == points
-
-
-# cardgames.io Farkle as domsleee/farkle scores it (src/precompute.rs), as house rules
-# on dicenow; docs/strategy.md solves it for the published 53.3% first-player figure.
-FARKLE_HOUSE_RULES = {
-    "straight": "2500",
-    "multiples": "flat",
-    "flat_values": "1000-2000-3000",
-    "three_pairs": "1500",
-    "entry_minimum": "0",
-    "bank_minimum": "0",
-    "zilch_penalty": "0",
-}
 
 
 def _farkle_reference(counts: tuple[int, ...]) -> int:

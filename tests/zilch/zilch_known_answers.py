@@ -9,6 +9,19 @@ from zilch import RuleSet, find_preset
 DATA = Path(__file__).resolve().parent.parent / "data" / "rules"
 
 
+# cardgames.io Farkle as domsleee/farkle scores it (src/precompute.rs), as house rules
+# on dicenow; docs/strategy.md solves it for the published 53.3% first-player figure.
+FARKLE_HOUSE_RULES = {
+    "straight": "2500",
+    "multiples": "flat",
+    "flat_values": "1000-2000-3000",
+    "three_pairs": "1500",
+    "entry_minimum": "0",
+    "bank_minimum": "0",
+    "zilch_penalty": "0",
+}
+
+
 def rules_named(spec: str) -> RuleSet:
     """``"dicenow+three_ones=300+multiples=flat"``: a preset with house rules."""
     name, *overrides = spec.split("+")
