@@ -118,8 +118,7 @@ class Controller:
         self._new_game: NewGame | None = None  # created with the next journal row
         self._bot_due = 0.0
         self._idle = threading.Event()
-        self._shown_phase = TablePhase.IDLE
-        self._shown_seq = 0  # the seq of the state last published
+        self._shown = self._state  # the state last published
         self._unsaved_shake: LastShake | None = None  # shaken, but the storage refused the step
 
     @property
@@ -174,10 +173,10 @@ class Controller:
 
     def _quiet(self) -> bool:
         with self._lock:
-            phase = self._shown_phase
+            phase = self._shown.phase
             if phase.busy or phase is not self._state.phase:
                 return False
-            if self._shown_seq != self._state.seq:  # adopted, still being published
+            if self._shown.seq != self._state.seq:  # adopted, still being published
                 return False
             if self.hands.moves_dice(phase) or left_turn(self._state) is not None:
                 return False
@@ -276,8 +275,7 @@ class Controller:
         with self._lock:
             self._state = adopted
         self._publish(adopted)
-        self._shown_phase = adopted.phase
-        self._shown_seq = adopted.seq
+        self._shown = adopted
         return adopted
 
     def resume(self) -> None:
@@ -288,8 +286,7 @@ class Controller:
         self._state = state
         if self.host is not None and state.game is not None:
             self.host.turn_started(state.game.state.current, self.clock())
-        self._shown_phase = state.phase
-        self._shown_seq = state.seq
+        self._shown = state
         self._bot_due = self.clock() + self.timing.bot_delay_s
         log.info("resumed table at seq %d, phase %s", state.seq, state.phase.value)
 
