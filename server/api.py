@@ -267,8 +267,14 @@ def turn_field(data: dict[str, Any]) -> str | None:
 
 def act(action: Callable[[], Any]) -> Response:
     """Run a table action; the new state, or the engine's reason with 409."""
+    answer(action)
+    return Response(service().state_json(), mimetype="application/json")
+
+
+def answer(action: Callable[[], Any]) -> Any:
+    """Run ``action`` on the table; its result, or its refusal as an API error."""
     try:
-        action()
+        return action()
     except ApiError:
         raise
     except (IllegalAction, TableError) as exc:
@@ -279,7 +285,6 @@ def act(action: Callable[[], Any]) -> Response:
         raise ApiError(str(exc), 503, retry_after=STORAGE_RETRY_AFTER_S) from None
     except ValueError as exc:
         raise ApiError(str(exc), 400) from None
-    return Response(service().state_json(), mimetype="application/json")
 
 
 # -- reading -------------------------------------------------------------------
@@ -518,6 +523,14 @@ def correct() -> Response:
         raise BadBody("say who corrects the dice in 'name' or in 'player', not both")
     by = name_field(data, "name" if "name" in data else "player", required=False)
     return act(lambda: service().correct(values, by))
+
+
+@bp.get("/correct")
+@table_pin
+def correct_offer() -> Response:
+    """What may be said about the dice now, with the camera's picture of each die read
+    (``409`` when nothing may be said)."""
+    return jsonify(answer(service().correct_pictures))
 
 
 @bp.get("/config")

@@ -46,7 +46,7 @@ from server.table_state import (
     TableState,
     turn_token,
 )
-from server.teaching import Lessons, said_reading
+from server.teaching import Lessons, SeenRoll, said_reading
 from server.tray import Hardware, Settled, TakenOut, Timing, Tray, TrayRight, Untouched
 from zilch import (
     Event,
@@ -467,6 +467,11 @@ class Controller:
         self.lessons.said(read, values)
         if any(e.kind == "forgiven" for e in events) and adopted.phase is TablePhase.READY:
             self._begin_shake(adopted)
+
+    def roll_in_view(self) -> tuple[TableState, SeenRoll | None]:
+        """The table and the frame and reading of its last roll read, taken together (on
+        the controller's thread, so that the frame is of the roll the state shows)."""
+        return self._state, self.lessons.last_seen()
 
     def _enter_dice(self, values: list[int], by: str | None) -> None:
         """After the last reshake: the dice a person says the unread roll shows."""

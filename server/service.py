@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -27,11 +27,12 @@ from server.controller import CORRECT_PHASES, Controller
 from server.events import Broker
 from server.hands import Hands, PeopleHands, SimClock, SimulatedHands
 from server.host import Host
+from server.pictures import roll_pictures
 from server.solver_cache import CACHE_FOLDER, SolverCache
 from server.store import CorruptJournal, Store
 from server.table_edits import table_undo_refusal
 from server.table_state import TableError, TablePhase, TableState, turn_token
-from server.teaching import Lessons, Teacher
+from server.teaching import Lessons, SeenRoll, Teacher
 from server.tray import Hardware, Timing
 from server.win_service import WinTables
 from vision import (
@@ -562,6 +563,27 @@ class TableService:
         """Someone says what the dice show: the roll is corrected, or entered after a reshake."""
         self.controller.call(self.controller.correct, values, by)
         return self.state()
+
+    def correct_pictures(self) -> dict[str, Any]:
+        """What may be said about the dice now, with the camera's picture of each die.
+
+        The ``correctable`` offer of the state document (``mode``, ``count``,
+        ``dice`` in the reading's order) and ``pictures``: a PNG data URL for
+        each of ``dice``, or none when the frame in hand is not of that roll.
+        Raises ``TableError`` when nothing may be said now.
+        """
+        table, seen = cast(
+            "tuple[TableState, SeenRoll | None]",
+            self.controller.call(self.controller.roll_in_view),
+        )
+        offer = correctable(table)
+        if offer is None:
+            raise TableError("there is no roll to say the dice of now")
+        shown = list((table.reading or {}).get("dice", []))
+        pictures: list[str] = []
+        if offer["dice"] == [int(d["value"]) for d in shown]:
+            pictures = roll_pictures(shown, seen, self.hardware.watcher.calibration.get())
+        return {**offer, "game_id": table.game_id, "seq": table.seq, "pictures": pictures}
 
     def teach_roll(self) -> tuple[np.ndarray, Reading]:
         """The calibration page's teach step: shake the tower, wait for the dice, read them.

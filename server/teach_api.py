@@ -11,24 +11,21 @@ taught before. Only between games: the tower is not shaken under a game.
 
 from __future__ import annotations
 
-import base64
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 from flask import Blueprint, Response, current_app, jsonify
 
 from server.api import BadBody, body, host_blueprint_answers
+from server.pictures import PictureError, die_picture
 from server.table_state import TableError
 from vision import Reading
 from vision.profile import (
     MIN_EXAMPLES,
     ProfileError,
     TeachingExample,
-    die_side,
-    die_window_crop,
     examples_from_reading,
 )
 from vision.sources import SourceError
@@ -36,7 +33,6 @@ from vision.sources import SourceError
 bp = Blueprint("teach_api", __name__, url_prefix="/api/calibrate/teach")
 
 MAX_ROLLS = 40  # rolls one teach session keeps (20 make a good profile)
-CROP_PREVIEW_PX = 64
 
 
 class TeachStepError(ValueError):
@@ -80,17 +76,7 @@ def _session() -> TeachSession:
     return session
 
 
-host_blueprint_answers(bp, {TeachStepError: 409, ProfileError: 422})
-
-
-def _crop_url(frame: np.ndarray, centre: tuple[float, float], side: float) -> str:
-    """A die's crop as a PNG data URL for the page."""
-    crop = die_window_crop(frame, centre, side)
-    big = cv2.resize(crop, (CROP_PREVIEW_PX, CROP_PREVIEW_PX), interpolation=cv2.INTER_NEAREST)
-    ok, png = cv2.imencode(".png", big)
-    if not ok:
-        raise TeachStepError("a die's picture could not be encoded")
-    return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
+host_blueprint_answers(bp, {TeachStepError: 409, ProfileError: 422, PictureError: 422})
 
 
 def _roll_json(index: int, roll: TaughtRoll) -> dict[str, Any]:
@@ -99,7 +85,7 @@ def _roll_json(index: int, roll: TaughtRoll) -> dict[str, Any]:
         {
             "value": die.value,
             "confidence": round(die.confidence, 3),
-            "crop": _crop_url(roll.frame, die.center, die_side(die, calibration)),
+            "crop": die_picture(roll.frame, die, calibration),
         }
         for die in roll.reading.dice
     ]

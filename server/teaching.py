@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 EXAMPLES_NAME = "teaching-examples.json"
 PROFILE_NAME = "dice-profile.json"
+SeenRoll = tuple[np.ndarray, Reading]  # a roll's frame and what the tower read in it
 EXAMPLES_CAP = 600  # 100 rolls of six dice; fitting this many took 14 s on a shared laptop core
 
 
@@ -268,7 +269,7 @@ class Lessons:
 
     def __init__(self, teacher: Teacher | None = None) -> None:
         self.teacher = teacher
-        self._seen: tuple[np.ndarray, Reading] | None = None
+        self._seen: SeenRoll | None = None
         self._turn_over = False  # a turn ended and no roll was read since
         self._fitting: threading.Thread | None = None
 
@@ -276,6 +277,10 @@ class Lessons:
         """The tower read this roll (sure or not) in ``frame``."""
         self._seen = None if frame is None else (frame, reading)
         self._turn_over = False
+
+    def last_seen(self) -> SeenRoll | None:
+        """The frame and reading of the last roll read (None before one, or without a frame)."""
+        return self._seen
 
     def said(self, read: Sequence[int], values: Sequence[int]) -> int:
         """A person said the roll read as ``read`` shows ``values`` (in the reading's order

@@ -2,7 +2,9 @@
    TV: "corrected by Ann" beside the dice while the corrected roll is on the table.
    Phone: while a roll may be corrected (before any set-aside from it, or right after it
    zilched) anyone with the table PIN taps the dice that were read wrong to change them;
-   after the tower's last reshake the same panel enters what the dice show. The page's own
+   after the tower's last reshake the same panel enters what the dice show. Each die comes
+   with the camera's picture of it (GET /api/correct), so the die tapped is the die that was
+   misread, and the panel asks who says so when the phone has no name yet. The page's own
    script draws everything else; this one follows the same states ("zilch:state"). */
 "use strict";
 
@@ -11,6 +13,7 @@
   const $ = (id) => document.getElementById(id);
   const PIN_KEY = "zilch.pin";
   const NAME_KEY = "zilch.name";
+  const BY_KEY = "zilch.corrector";  /* who corrects from a phone that does not play */
 
   /* ---------- the TV ---------- */
 
@@ -33,6 +36,7 @@
   let offered = "";  /* the offer the panel was drawn for: redrawn only when it changes */
   let values = [];
   let read = [];
+  let pictures = [];  /* the camera's picture of each die read, in the reading's order */
   let sending = false;
 
   function offerKey(state) {
@@ -48,7 +52,12 @@
     return dice;
   }
 
+  function picture(url, index) {
+    return h("img", { class: "die-picture", src: url, alt: "the camera's view of die " + (index + 1) });
+  }
+
   function drawDice() {
+    const inButtons = pictures.length === values.length;
     const buttons = values.map((value, index) => h("button", {
       type: "button",
       class: "die-button" + (value !== read[index] ? " changed" : ""),
@@ -59,10 +68,32 @@
         values[index] = (values[index] % 6) + 1;
         drawDice();
       },
-    }, die(value)));
+    }, inButtons ? picture(pictures[index], index) : null, die(value)));
     $("correct-dice").replaceChildren(...buttons);
+    /* the camera saw another number of dice than the roll has: its pictures, apart */
+    const seen = $("correct-seen");
+    seen.replaceChildren(...(inButtons ? [] : pictures.map(picture)));
+    seen.hidden = inButtons || !pictures.length;
     const changed = values.some((v, i) => v !== read[i]);
-    $("correct-send").disabled = sending || (offeredMode() === "correct" && !changed);
+    $("correct-send").disabled = sending || !who() || (offeredMode() === "correct" && !changed);
+  }
+
+  /* Who says what the dice show: the phone's player, else the name typed in the panel. */
+  function who() {
+    return storage(NAME_KEY) || $("correct-name").value.trim();
+  }
+
+  async function fetchPictures(key) {
+    const pin = storage(PIN_KEY);
+    if (!pin) return;
+    try {
+      const offer = await request("GET", "/api/correct", undefined, { "X-Table-Pin": pin });
+      if (key !== offered || offer.dice.join("") !== read.slice(0, offer.dice.length).join("")) return;
+      pictures = offer.pictures || [];
+      drawDice();
+    } catch (err) {
+      /* no pictures (an older tower, or the offer just went): the dice are enough */
+    }
   }
 
   function offeredMode() {
@@ -82,13 +113,18 @@
     offered = key;
     read = startingDice(offer);
     values = read.slice();
+    pictures = [];
+    const named = Boolean(storage(NAME_KEY));
+    $("correct-who").hidden = named;
+    if (!named) $("correct-name").value = storage(BY_KEY) || "";
     const enter = offer.mode === "enter";
     $("correct-title").textContent = enter ? "Tell the tower what the dice show" : "Dice read wrong?";
     $("correct-help").textContent = enter
       ? "The tower could not read the dice. Tap each die until it shows what the tray shows."
-      : "Tap a die the camera read wrong until it shows the right value.";
+      : "Each die is shown as the camera saw it. Tap one it read wrong until it shows the right value.";
     $("correct-send").textContent = enter ? "These are the dice" : "Correct the dice";
     drawDice();
+    fetchPictures(key);
   }
 
   function showError(text) {
@@ -104,9 +140,13 @@
       showError("Enter the table PIN shown on the TV first.");
       return;
     }
-    const body = { correct: values.slice() };
-    const me = storage(NAME_KEY);
-    if (me) body.name = me;
+    const by = who();
+    if (!by) {
+      showError("Type your name first: the log says who corrected the dice.");
+      return;
+    }
+    if (!storage(NAME_KEY)) storage(BY_KEY, by);
+    const body = { correct: values.slice(), name: by };
     sending = true;
     drawDice();
     try {
@@ -124,7 +164,10 @@
 
   const onTv = Boolean($("correction-note"));
   const onPhone = Boolean($("correct-panel"));
-  if (onPhone) $("correct-send").addEventListener("click", send);
+  if (onPhone) {
+    $("correct-send").addEventListener("click", send);
+    $("correct-name").addEventListener("input", drawDice);
+  }
   document.addEventListener("zilch:state", (ev) => {
     const state = ev.detail || {};
     if (onTv) showCorrectionNote(state);

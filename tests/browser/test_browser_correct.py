@@ -126,3 +126,42 @@ def test_dice_entered_from_a_phone_after_the_last_reshake(
     phone.wait_for_selector("#correct-panel:not([hidden])")  # still correctable until a set-aside
     assert phone.text_content("#correct-title") == "Dice read wrong?"
     assert not phone.js_errors and not tv.js_errors
+
+
+def test_each_die_shown_as_the_camera_saw_it_and_who_corrects_is_asked(
+    live_table: LiveTable, page_for: Any, artifacts: Path
+) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    phone = page_for(**PHONE)  # a phone at the table that does not play: no name yet
+    phone.goto(live_table.url + f"/play#pin={TABLE_PIN}")
+    phone.wait_for_selector("#connection[data-online='true']")
+    tv = _tv(page_for, live_table)
+    live_table.post("/api/roll")
+    state = settled(phone, "play", live_table)
+    offer = state["correctable"]
+    phone.wait_for_selector("#correct-dice .die-button img.die-picture")
+    # one picture per die, inside the die's button, each a 64 px crop the browser decoded
+    widths = phone.eval_on_selector_all(
+        "#correct-dice .die-button", "els => els.map(e => e.querySelector('img').naturalWidth)"
+    )
+    assert widths == [64] * offer["count"]
+    assert phone.is_hidden("#correct-seen")
+    # the phone has no name: it asks, and will not send without one
+    assert phone.is_visible("#correct-name")
+    zilch = next(z for z in ZILCHES if z != sorted(offer["dice"]))
+    _tap_to(phone, _in_reading_order(offer["dice"], zilch))
+    assert phone.is_disabled("#correct-send")
+    phone.fill("#correct-name", "Cat")
+    assert phone.is_enabled("#correct-send")
+    phone.screenshot(path=str(artifacts / "correct-pictures-phone.png"), full_page=True)
+    with phone.expect_response("**/api/correct") as answer:
+        phone.click("#correct-send")
+    assert answer.value.status == 200
+    state = settled(tv, "tv", live_table)
+    assert state["correction"]["by"] == "Cat"
+    tv.wait_for_selector("#correction-note:not([hidden])")
+    assert tv.text_content("#correction-note") == "corrected by Cat"
+    # remembered for the next correction, without making the phone a player
+    assert phone.evaluate("localStorage.getItem('zilch.corrector')") == "Cat"
+    assert phone.evaluate("localStorage.getItem('zilch.name')") is None
+    assert not phone.js_errors and not tv.js_errors

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from server.app import create_app
+from server.pictures import PICTURE_PX, die_picture
 from server.service import TableService
 from tests.server.conftest import FAST, PIN, make_config
 from vision import Reading
@@ -237,3 +241,70 @@ def test_dice_entered_after_the_last_reshake(client, service: TableService, monk
     record = client.get(f"/api/games/{state['game_id']}/record").get_json()
     assert record["actions"] == [{"roll": [5, 1, 1, 2, 3, 4]}]
     assert client.get("/api/games").get_json()["games"][0]["corrections"] == 1
+
+
+def _picture(url: str) -> np.ndarray:
+    head, _, data = url.partition(",")
+    assert head == "data:image/png;base64"
+    image = cv2.imdecode(np.frombuffer(base64.b64decode(data), np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
+    return image
+
+
+def test_the_phone_is_shown_the_camera_s_picture_of_each_die(
+    client, service: TableService, chosen: dict
+) -> None:
+    answer = client.get("/api/correct", headers=PIN)
+    assert answer.status_code == 200, answer.get_json()
+    offer = answer.get_json()
+    assert {k: offer[k] for k in ("mode", "count", "dice")} == chosen["correctable"]
+    assert offer["game_id"] == chosen["game_id"] and offer["seq"] == chosen["seq"]
+    # one picture per die, in the reading's order: each is that die's crop of the frame read
+    seen = service.controller.lessons.last_seen()
+    assert seen is not None
+    frame, reading = seen
+    calibration = service.hardware.watcher.calibration.get()
+    assert [d.value for d in reading.dice] == offer["dice"]
+    pictures = [_picture(url) for url in offer["pictures"]]
+    assert len(pictures) == 6 and all(p.shape == (PICTURE_PX, PICTURE_PX, 3) for p in pictures)
+    for picture, die in zip(pictures, reading.dice, strict=True):
+        assert np.array_equal(picture, _picture(die_picture(frame, die, calibration)))
+    assert len({p.tobytes() for p in pictures}) == 6  # six dice, six different crops
+    # corrected, the dice keep their places, so the pictures stay with them
+    said = list(offer["dice"])
+    said[0] = said[0] % 6 + 1
+    assert _post(client, "/api/correct", {"correct": said, "name": "Cat"}).status_code == 200
+    assert service.wait_quiet()
+    after = client.get("/api/correct", headers=PIN).get_json()
+    assert after["dice"] == said and after["mode"] == "correct"
+    assert [_picture(u).tobytes() for u in after["pictures"]] == [p.tobytes() for p in pictures]
+
+
+def test_no_pictures_without_the_pin_or_a_roll_to_correct(client, service, chosen) -> None:
+    before = client.get("/api/state").get_json()
+    for headers in ({}, {"X-Table-Pin": "0000"}):
+        answer = client.get("/api/correct", headers=headers)
+        assert answer.status_code == 401 and "X-Table-Pin" in answer.get_json()["error"]
+    assert client.get("/api/state").get_json() == before
+    assert _post(client, "/api/keep", {"keep": chosen["turn"]["best"]["dice"]}).status_code == 200
+    assert service.wait_quiet()
+    before = client.get("/api/state").get_json()
+    answer = client.get("/api/correct", headers=PIN)
+    assert answer.status_code == 409
+    error = answer.get_json()["error"]
+    assert error == "there is no roll to say the dice of now"
+    assert client.get("/api/state").get_json() == before
+
+
+def test_no_pictures_when_the_frame_in_hand_is_of_another_roll(tmp_path: Path) -> None:
+    """A restarted tower has the roll in its journal but not the frame it was read in."""
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        client = create_app(config, table, test_config={"TESTING": True}).test_client()
+        state = _start_and_roll(client, table)
+        assert state["correctable"]["mode"] == "correct"
+        assert len(client.get("/api/correct", headers=PIN).get_json()["pictures"]) == 6
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        client = create_app(config, table, test_config={"TESTING": True}).test_client()
+        offer = client.get("/api/correct", headers=PIN).get_json()
+        assert offer["dice"] == state["correctable"]["dice"] and offer["pictures"] == []
