@@ -112,6 +112,8 @@ def test_dice_entered_from_a_phone_after_the_last_reshake(
     phone.wait_for_selector("#correct-panel:not([hidden])")
     assert phone.text_content("#correct-title") == "Tell the tower what the dice show"
     assert phone.locator("#correct-dice [data-die]").count() == 6
+    phone.wait_for_selector("#correct-dice .die-button img.die-picture")  # the six dice seen
+    assert phone.locator("#correct-dice img.die-picture").count() == 6
     _tap_to(phone, [1, 1, 1, 5, 2, 3])
     phone.screenshot(path=str(artifacts / "correct-enter-phone.png"))
     with phone.expect_response("**/api/correct") as answer:
@@ -165,3 +167,28 @@ def test_each_die_shown_as_the_camera_saw_it_and_who_corrects_is_asked(
     assert phone.evaluate("localStorage.getItem('zilch.corrector')") == "Cat"
     assert phone.evaluate("localStorage.getItem('zilch.name')") is None
     assert not phone.js_errors and not tv.js_errors
+
+
+def test_the_dice_seen_are_shown_apart_when_their_number_is_not_the_roll_s(
+    live_table: LiveTable, page_for: Any
+) -> None:
+    watcher = live_table.service.hardware.watcher
+    sure = watcher.read
+
+    def five_seen(frame: Any, expected: int | None = None) -> Reading:
+        reading = sure(frame, expected)
+        return Reading(reading.dice[:5], False, "5 dice seen, 6 expected")
+
+    watcher.read = five_seen
+    try:
+        live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+        phone = _phone_as(page_for, live_table, "Ann")
+        live_table.post("/api/roll")
+        assert settled(phone, "play", live_table)["phase"] == "fix_tray"
+    finally:
+        watcher.read = sure
+    phone.wait_for_selector("#correct-seen:not([hidden]) img.die-picture")
+    assert phone.locator("#correct-seen img.die-picture").count() == 5
+    assert phone.locator("#correct-dice [data-die]").count() == 6
+    assert phone.locator("#correct-dice img").count() == 0
+    assert not phone.js_errors

@@ -308,3 +308,27 @@ def test_no_pictures_when_the_frame_in_hand_is_of_another_roll(tmp_path: Path) -
         client = create_app(config, table, test_config={"TESTING": True}).test_client()
         offer = client.get("/api/correct", headers=PIN).get_json()
         assert offer["dice"] == state["correctable"]["dice"] and offer["pictures"] == []
+
+
+def test_pictures_of_the_dice_seen_when_the_tower_could_not_read_the_roll(
+    client, service: TableService, monkeypatch
+) -> None:
+    """After the last reshake the camera may have seen another number of dice than rolled."""
+    watcher = service.hardware.watcher
+    sure = watcher.read
+
+    def five_seen(frame, expected=None):
+        reading = sure(frame, expected)
+        return Reading(reading.dice[:5], False, "5 dice seen, 6 expected")
+
+    monkeypatch.setattr(watcher, "read", five_seen)
+    _post(client, "/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert _post(client, "/api/roll", {}).status_code == 200
+    assert service.wait_quiet()
+    state = client.get("/api/state").get_json()
+    assert state["phase"] == "fix_tray"
+    offer = client.get("/api/correct", headers=PIN).get_json()
+    assert offer["mode"] == "enter" and offer["count"] == 6 and len(offer["dice"]) == 5
+    assert len(offer["pictures"]) == 5
+    assert all(_picture(url).shape == (PICTURE_PX, PICTURE_PX, 3) for url in offer["pictures"])
+    assert client.get("/api/state").get_json() == state
