@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import threading
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -39,6 +40,9 @@ CROP_PX = 32  # side of the face reader's crop when its JSON does not give one
 CROP_RULE = "a multiple of 8 from 8 to 256"  # what a crop side may be (three 2x poolings)
 CROP_EXTENT = 1.3  # the crop's side over the die's
 TURNS = 4  # quarter turns of each crop the face reader reads
+SURE_TURN = 0.9  # a first quarter turn this sure of a face that the other opinions share is
+# the die's reading: its other three turns are not read (see FaceReader.read)
+TurnRule = Literal["adaptive", "four", "one"]  # which quarter turns FaceReader.read reads
 
 
 @dataclass(frozen=True)
@@ -304,12 +308,65 @@ class FaceReader(_Network):
         for c, s in dice:
             crop = die_crop(image, c, s, px=self.crop_px)
             crops += [np.ascontiguousarray(np.rot90(crop, k * 4 // turns)) for k in range(turns)]
-        logits = self.raw(crops_blob(crops)).astype(np.float64).reshape(-1, turns, CLASSES)
-        logp = logits - logits.max(axis=2, keepdims=True)
-        logp -= np.log(np.exp(logp).sum(axis=2, keepdims=True))
-        mean = logp.mean(axis=1)
-        e = np.exp(mean - mean.max(axis=1, keepdims=True))
-        return np.asarray(e / e.sum(axis=1, keepdims=True))
+        return _geometric_mean(self._log_probs(crops).reshape(-1, turns, CLASSES))
+
+    def read(
+        self,
+        image: np.ndarray,
+        dice: Sequence[tuple[tuple[float, float], float]],
+        hints: Sequence[Collection[int]],
+        rule: TurnRule = "adaptive",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities (N, CLASSES) of no face, 1, ..., 6, and how many quarter turns of
+        each die were read (N,).
+
+        ``hints`` holds, per die, the faces other opinions read it as (the detector's own
+        guess, the pip count). ``"adaptive"`` reads every die's crop once, and the other three
+        quarter turns of a die only when that first turn is not a face at ``SURE_TURN`` or
+        more or a hint reads another face; their geometric mean is then its reading, as
+        :meth:`probabilities` gives it. ``"four"`` reads every turn of every die, ``"one"``
+        the first alone.
+        """
+        if len(hints) != len(dice):
+            raise ValueError(f"{len(hints)} hints for {len(dice)} dice; expected one per die")
+        if not dice:
+            return np.zeros((0, CLASSES), np.float64), np.zeros(0, np.int64)
+        crops = [die_crop(image, c, s, px=self.crop_px) for c, s in dice]
+        logp = self._log_probs(crops)[:, None, :]  # (N, 1, CLASSES): the first turn
+        first = np.exp(logp[:, 0])
+        top = first.argmax(axis=1)
+        if rule == "one":
+            redo = np.zeros(len(dice), bool)
+        elif rule == "four":
+            redo = np.ones(len(dice), bool)
+        else:
+            sure = (top > 0) & (first.max(axis=1) >= SURE_TURN)
+            agreed = np.array(
+                [all(h == t for h in hint) for hint, t in zip(hints, top, strict=True)]
+            )
+            redo = ~(sure & agreed)
+        turns = np.where(redo, TURNS, 1)
+        probs = first / first.sum(axis=1, keepdims=True)
+        if redo.any():
+            which = np.flatnonzero(redo)
+            turned = [np.ascontiguousarray(np.rot90(crops[i], k)) for i in which for k in (1, 2, 3)]
+            rest = self._log_probs(turned).reshape(-1, TURNS - 1, CLASSES)
+            probs[which] = _geometric_mean(np.concatenate([logp[which], rest], axis=1))
+        return probs, turns
+
+    def _log_probs(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """Log probabilities (N, CLASSES) of each crop, all crops in one forward pass."""
+        logits = self.raw(crops_blob(list(crops))).astype(np.float64)
+        logp = logits - logits.max(axis=1, keepdims=True)
+        return np.asarray(logp - np.log(np.exp(logp).sum(axis=1, keepdims=True)))
+
+
+def _geometric_mean(logp: np.ndarray) -> np.ndarray:
+    """Probabilities (N, CLASSES) from log probabilities (N, VIEWS, CLASSES) of several views
+    of each die: their normalised geometric mean."""
+    mean = logp.mean(axis=1)
+    e = np.exp(mean - mean.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
 def _crop_px(info: Path) -> int:

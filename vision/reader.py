@@ -19,6 +19,7 @@ from vision.detect import (
     Detection,
     Detector,
     FaceReader,
+    TurnRule,
     load_detector,
     load_face_reader,
     load_single,
@@ -359,6 +360,7 @@ def detected_die(
     face: np.ndarray | None,
     taught: np.ndarray | None = None,
     single: bool = False,
+    count: PipCount | None = None,
 ) -> tuple[Die, bool, bool]:
     """A die the detector found, read by the face reader and checked by the detector and pips.
 
@@ -368,13 +370,15 @@ def detected_die(
     sure of another value and raised a little when the pips agree; a single-stage reading
     (``single``) is sure (0.9 or more) only where the pips count its value. Also says whether the
     die looks cocked, and whether it is no die at all (a weak centre with no face in it).
+    ``count``: the die's pip count, when it was made already.
     """
     probs = d.probs if face is None else face
     value = int(np.argmax(probs[1:])) + 1
     conf = float(probs[value]) * min(1.0, d.score / SURE_CENTRE)
     if face is not None and int(np.argmax(d.probs[1:])) + 1 != value:
         conf = min(conf, DISAGREE_CAP)
-    count = count_pips(image, square_region(d.centre, d.side), d.side)
+    if count is None:
+        count = detected_count(image, d)
     pips = confidence(count)
     if count.value == value:
         conf += (1.0 - conf) * AGREE_GAIN * pips
@@ -395,6 +399,16 @@ def detected_die(
     return die, cocked, absent
 
 
+def detected_count(image: np.ndarray, d: Detection) -> PipCount:
+    """The pip count of a die the detector found, on its square."""
+    return count_pips(image, square_region(d.centre, d.side), d.side)
+
+
+def face_hints(d: Detection, count: PipCount) -> set[int]:
+    """The faces the detector and the pip count read a die as (the face reader's hints)."""
+    return {int(np.argmax(d.probs[1:])) + 1} | ({count.value} if 1 <= count.value <= 6 else set())
+
+
 def read_detected(
     image: np.ndarray,
     detections: list[Detection],
@@ -402,26 +416,33 @@ def read_detected(
     profile: DiceProfile | None = None,
     faces: FaceReader | None = None,
     single: bool = False,
+    turns: TurnRule = "adaptive",
 ) -> Reading:
     """The reading made of the detector's dice (frames without a calibration).
 
     ``faces`` reads the dice's faces; by default the shipped face reader (a tool measuring
     another model, as leave-one-source-out does, passes its own). ``single``: the detections
     come from a single-stage reader, whose own face classes are read (no face reader).
+    ``turns``: which quarter turns of each die the face reader reads (see
+    :meth:`FaceReader.read`; by default the other three only where the first is unsure or
+    the detector or the pip count reads another face).
     """
     kept = [d for d in detections if d.score >= DETECTED]
     taught: list[np.ndarray | None] = [None] * len(kept)
     if profile is not None and kept:
         taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
+    counts = [detected_count(image, d) for d in kept]
     faces = None if single else faces or load_face_reader()
     if faces is None:
         face_probs: list[np.ndarray | None] = [None] * len(kept)
     else:
-        face_probs = list(faces.probabilities(image, [(d.centre, d.side) for d in kept]))
+        hints = [face_hints(d, c) for d, c in zip(kept, counts, strict=True)]
+        probs, _ = faces.read(image, [(d.centre, d.side) for d in kept], hints, turns)
+        face_probs = list(probs)
     dice: list[Die] = []
     tilted: list[Die] = []
-    for d, face, known in zip(kept, face_probs, taught, strict=True):
-        die, cocked, absent = detected_die(image, d, face, known, single)
+    for d, face, known, count in zip(kept, face_probs, taught, counts, strict=True):
+        die, cocked, absent = detected_die(image, d, face, known, single, count)
         if absent:
             continue
         if cocked:
