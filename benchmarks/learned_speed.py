@@ -6,7 +6,8 @@ python benchmarks/learned_speed.py --single vision/models/dice_single.onnx  # si
 
 Each frame is read by ONNX Runtime and by OpenCV's dnn module one after the other, so both
 meet the same load on a shared machine; medians of this process's CPU time and of wall time
-per frame are printed, with the split between detector, face reader and the rest. With
+per whole reading are printed, and of the CPU time of its parts (detector, pip counts, face
+reader under ``--turns``, by default adaptive), each timed again on its own. With
 ``--single MODEL`` the single-stage reader (its network, then the pip count of each die) is
 timed instead, the same way.
 """
@@ -20,11 +21,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import get_args
 
 import cv2
 
-from vision.detect import Detector, FaceReader, Runtime, SingleStage, prepare
-from vision.reader import read_detected, read_single
+from vision.detect import Detector, FaceReader, Runtime, SingleStage, TurnRule, prepare
+from vision.reader import DETECTED, detected_count, face_hints, read_detected, read_single
 from vision.render import random_scene
 
 
@@ -33,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=50)
     parser.add_argument("--style", default="tower")
     parser.add_argument("--single", type=Path, help="time this single-stage model instead")
+    parser.add_argument(
+        "--turns", choices=get_args(TurnRule), default="adaptive", help="the face reader's turns"
+    )
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     runtimes: tuple[Runtime, ...] = ("onnxruntime", "opencv")
@@ -40,23 +45,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return time_single(args.single, args.frames, args.style, runtimes)
     models = {r: (Detector(runtime=r), FaceReader(runtime=r)) for r in runtimes}
     times: dict[str, dict[str, list[float]]] = {
-        r: {"cpu": [], "wall": [], "detector": [], "faces": []} for r in runtimes
+        r: {"cpu": [], "wall": [], "detector": [], "pips": [], "faces": []} for r in runtimes
     }
     for seed in range(args.frames):
         frame, _ = random_scene(seed, 6, style=args.style)
         for r in runtimes:
             detector, faces = models[r]
             wall, cpu = time.perf_counter(), time.process_time()
-            found = detector.detect(frame)
-            after_detector = time.process_time()
-            kept = [(d.centre, d.side) for d in found if d.score >= 0.3]
-            faces.probabilities(frame, kept)
-            after_faces = time.process_time()
-            read_detected(frame, found, 6, faces=faces)  # the whole reading, faces again
-            times[r]["cpu"].append(time.process_time() - cpu - (after_faces - after_detector))
+            read_detected(frame, detector.detect(frame), 6, faces=faces, turns=args.turns)
+            times[r]["cpu"].append(time.process_time() - cpu)
             times[r]["wall"].append(time.perf_counter() - wall)
-            times[r]["detector"].append(after_detector - cpu)
-            times[r]["faces"].append(after_faces - after_detector)
+            # the parts of the same reading, one by one
+            start = time.process_time()
+            found = [d for d in detector.detect(frame) if d.score >= DETECTED]
+            after_detector = time.process_time()
+            counts = [detected_count(frame, d) for d in found]
+            after_pips = time.process_time()
+            hints = [face_hints(d, c) for d, c in zip(found, counts, strict=True)]
+            faces.read(frame, [(d.centre, d.side) for d in found], hints, args.turns)
+            times[r]["detector"].append(after_detector - start)
+            times[r]["pips"].append(after_pips - after_detector)
+            times[r]["faces"].append(time.process_time() - after_pips)
     report = {
         r: {f"{k}_ms": round(1000 * statistics.median(v), 1) for k, v in t.items()}
         for r, t in times.items()

@@ -192,6 +192,10 @@ def _ort_session(path: Path) -> Any:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
+    # every graph rewrite, the blocked (NCHWc) convolution layout included: on one core here
+    # the detector ran in 47 ms against 66-70 ms with the basic or extended rewrites only
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3  # errors only: the model's own warnings are not the user's
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
