@@ -185,6 +185,9 @@ GLARE_CAP = 0.45  # most confidence for a count that set a reflection aside (bel
 MIDDLE_OFF = 0.045  # a middle pip this many sides from the centre of the others is no pip
 GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' median contrast
 SWOLLEN = 1.3  # a pip this many times the others' median area has a reflection on it
+SPOT_AREA = 0.5  # a middle blob under this share of the others' median area (and fainter
+# than paint, PAINT) is no pip: on the tuning setups real middle pips measured 0.6 or more,
+# the lamp's spots at the centre of a 2 or 4 0.27-0.46
 
 
 def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
@@ -192,8 +195,9 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     only way they form a clean face (with it they do not, without it they do), and the blob
     is weaker than the pips (a reflection is fainter than paint); or the middle blob of three
     or five that fit a face loosely but whose middle lies off the centre of the others
-    (MIDDLE_OFF: a 2 or 4 with the lamp beside its centre looks like a 3 or 5 otherwise). Returns
-    the pips unchanged, 0 otherwise.
+    (MIDDLE_OFF: a 2 or 4 with the lamp beside its centre looks like a 3 or 5 otherwise), or
+    whose middle blob is fainter than paint and much smaller than the others (SPOT_AREA: the
+    lamp's spot right at the centre of a 2 or 4). Returns the pips unchanged, 0 otherwise.
     """
     if not 2 <= len(pips) <= 7:
         return pips, 0
@@ -205,8 +209,15 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
         off = float(np.hypot(*(points[middle] - points[rest].mean(axis=0)))) / side
         # a middle blob larger than the pips is a pip with the lamp's spot on it, pulled
         # toward the spot (a lone spot beside the centre is a blob of its own, no larger)
-        swollen = pips[middle].area > SWOLLEN * float(np.median([pips[k].area for k in rest]))
-        if off > MIDDLE_OFF and not swollen and _fit(points[rest], side)[0] < CLEAN_FIT:
+        areas = float(np.median([pips[k].area for k in rest]))
+        swollen = pips[middle].area > SWOLLEN * areas
+        # a blob both fainter than paint and much smaller than the pips is the lamp's spot
+        # at the centre of a 2 or a 4, wherever it lies (a real middle pip is as large)
+        spot = pips[middle].area < SPOT_AREA * areas and pips[middle].strength < PAINT * float(
+            np.median([pips[k].strength for k in rest])
+        )
+        off_centre = off > MIDDLE_OFF and not swollen
+        if (off_centre or spot) and _fit(points[rest], side)[0] < CLEAN_FIT:
             return [pips[k] for k in rest], 1
     if clean:
         return pips, 0
