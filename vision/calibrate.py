@@ -85,7 +85,7 @@ def calibrate(
     cal = replace(sized, pip_contrast=cal_contrast(dice, sized))
     lamp = lamp_spot(dice, cal)
     if lamp is not None:
-        cal = replace(cal, lamp=lamp)
+        cal = replace(cal, lamp=lamp[0], lamp_spread=lamp[1])
     excess = flat_excess(dice, cal)
     if excess is not None:
         cal = replace(cal, flat_excess=excess)
@@ -129,20 +129,30 @@ def shadow_floor(frame: np.ndarray, cal: Calibration) -> float | None:
     return float(min(MAX_SHADOW_FLOOR, body + ABOVE_BODY))
 
 
-def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[float, float] | None:
-    """Where the lamp's reflection lies on the flat dice of ``frame``: the median of the
-    blobs the dice set aside as a reflection, when at least LAMP_SUPPORT + 1 dice agree on
-    it (within LAMP_REACH of the median); None when the dice show no such reflection."""
+def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[tuple[float, float], float] | None:
+    """Where the lamp's reflection lies on the flat dice of ``frame`` and how far a die's
+    spot strays from there: the mean of the blobs the dice set aside as a reflection, when at
+    least LAMP_SUPPORT + 1 dice agree on it (within LAMP_REACH of their median), and the
+    root-mean-square distance a further die's spot is expected at from that mean (the
+    sample's spread, with the mean's own uncertainty). None when the dice show no such
+    reflection.
+
+    A die's place under the lamp and the camera moves its spot on the face; how much is the
+    tower's own, and the calibration's dice, spread over the tray, measure it.
+    """
     found, _ = locate(frame, cal)
     spots = np.array([f.count.glare_at for f in found if f.count.glare_at is not None])
     if len(spots) < LAMP_SUPPORT + 1:
         return None
     middle = np.median(spots, axis=0)
     near = spots[np.hypot(*(spots - middle).T) <= LAMP_REACH]
-    if len(near) < LAMP_SUPPORT + 1:
+    n = len(near)
+    if n < LAMP_SUPPORT + 1:
         return None
     at = near.mean(axis=0)
-    return float(at[0]), float(at[1])
+    squares = float(np.sum((near - at) ** 2))
+    spread = float(np.sqrt(squares / (n - 1) * (1.0 + 1.0 / n)))
+    return (float(at[0]), float(at[1])), spread
 
 
 def flat_excess(frame: np.ndarray, cal: Calibration) -> float | None:

@@ -39,6 +39,9 @@ class Calibration:
     version: int = VERSION
     lamp: tuple[float, float] | None = None  # where the lamp's reflection lies on a flat
     # die's top face, from the face's centre in sides along the frame's axes (None: not seen)
+    lamp_spread: float | None = None  # how far a die's reflection may lie from ``lamp``
+    # (sides), from the spread of the reflections on the calibration's flat dice: a die's
+    # place under the lamp and camera moves its spot (None: not measured)
     shadow_floor: float | None = None  # dice darker than this share of the floor's
     # lightness are dice, not shadows (None: segment.SHADOW_FLOOR); raised for grey dice
     # whose bodies are as hueless against the floor as a shadow
@@ -98,6 +101,7 @@ class Calibration:
             "die_side": round(self.die_side, 2),
             "pip_contrast": round(self.pip_contrast, 3),
             **({} if self.lamp is None else {"lamp": [round(v, 3) for v in self.lamp]}),
+            **({} if self.lamp_spread is None else {"lamp_spread": round(self.lamp_spread, 4)}),
             **({} if self.shadow_floor is None else {"shadow_floor": round(self.shadow_floor, 3)}),
             **({} if self.flat_excess is None else {"flat_excess": round(self.flat_excess, 4)}),
         }
@@ -129,6 +133,17 @@ class Calibration:
         if not (math.isfinite(die_side) and 4.0 <= die_side <= max(w, h)):
             raise CalibrationError(f"die_side {die_side} is not a plausible die size in pixels")
         lamp = _lamp(data.get("lamp"))
+        lamp_spread = data.get("lamp_spread")
+        if lamp_spread is not None and not (
+            lamp is not None
+            and isinstance(lamp_spread, int | float)
+            and not isinstance(lamp_spread, bool)
+            and 0.0 <= lamp_spread <= 1.0
+        ):
+            raise CalibrationError(
+                f"lamp_spread {lamp_spread!r} must be a number from 0 to 1 (die sides) beside "
+                "a lamp, or absent"
+            )
         shadow_floor = data.get("shadow_floor")
         if shadow_floor is not None and not (
             isinstance(shadow_floor, int | float)
@@ -156,6 +171,7 @@ class Calibration:
             die_side,
             contrast,
             lamp=lamp,
+            lamp_spread=None if lamp_spread is None else float(lamp_spread),
             shadow_floor=None if shadow_floor is None else float(shadow_floor),
             flat_excess=None if flat_excess is None else float(flat_excess),
         )

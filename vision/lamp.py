@@ -24,31 +24,51 @@ RIM_SIDE = 0.5  # ... for a blob far fainter than the pips (under FAINT of their
 FAINT = 0.6
 
 
-def without_lamp(count: PipCount, lamp: tuple[float, float] | None) -> PipCount | None:
+SPREAD_REACH = 2.0  # spreads from the lamp within which a die's spot lies (a spread is the
+# root-mean-square distance: about 98% of spots scattered evenly about the lamp lie within two)
+
+
+def spot_reach(spread: float | None) -> float:
+    """How far from the lamp a blob within LAMP_REACH of the face's centre may lie and still
+    be its reflection: SPREAD_REACH times the spread the calibration measured (``spread``,
+    see ``Calibration.lamp_spread``), at least LAMP_CLOSE and at most LAMP_REACH; LAMP_CLOSE
+    where no spread was measured."""
+    if spread is None:
+        return LAMP_CLOSE
+    return float(min(LAMP_REACH, max(LAMP_CLOSE, SPREAD_REACH * spread)))
+
+
+def without_lamp(
+    count: PipCount, lamp: tuple[float, float] | None, spread: float | None = None
+) -> PipCount | None:
     """The count with what the lamp explains taken out, or None when it explains nothing.
 
     ``lamp`` is where the frame's lamp lies on a top face (from the calibration, or the
     reflections the frame's dice agree on). A blob set aside there is the lamp: the count
     is no longer capped. A nearly-pip blob there, or beyond the spot in the lamp's
-    direction (a glossy die's bright rim toward the lamp), is no longer doubted. A lamp
-    near the face's centre (under LAMP_REACH, over LAMP_CENTRE: farther out than a real
-    middle pip lies, see ``pips.MIDDLE_OFF``) explains only a blob within LAMP_CLOSE of it.
+    direction (a glossy die's bright rim toward the lamp), is no longer doubted. A blob
+    within LAMP_REACH of the face's centre (but beyond LAMP_CENTRE: farther out than a real
+    middle pip lies, see ``pips.MIDDLE_OFF``), or any blob when the lamp lies that near the
+    centre, is explained only within :func:`spot_reach` of the lamp: LAMP_CLOSE, or as far
+    as the calibration's dice showed the spot to stray (``spread``).
     """
     if lamp is None:
         return None
     lx, ly = lamp
     reach = float(np.hypot(lx, ly))
-    if reach <= LAMP_CENTRE:
-        return None
+    near_centre = spot_reach(spread)
+    if reach <= LAMP_CENTRE and near_centre <= LAMP_CLOSE:
+        return None  # no blob beyond LAMP_CENTRE lies this near such a lamp
+    rims = reach > LAMP_CENTRE  # a lamp at the centre lights no edge more than another
 
     def at_lamp(x: float, y: float) -> bool:  # never a middle pip: away from the centre
         out = float(np.hypot(x, y))
-        close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else LAMP_CLOSE
+        close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else near_centre
         return bool(out > LAMP_CENTRE and np.hypot(x - lx, y - ly) <= close)
 
     def on_rim(x: float, y: float, align: float = RIM_ALIGN) -> bool:
         far = float(np.hypot(x, y))
-        return far > reach and (x * lx + y * ly) > align * reach * far
+        return rims and far > reach and (x * lx + y * ly) > align * reach * far
 
     def faint(k: int, share: float = GLARE_WEAKER) -> bool:  # weaker than the pips' paint
         strengths = count.doubt_strength

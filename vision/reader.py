@@ -92,14 +92,16 @@ def _die(
     leaning: bool = False,
     lamp: tuple[float, float] | None = None,
     doubted: bool = False,
+    spread: float | None = None,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
     face (see :func:`frame_lamp`); what it explains is no doubt, and the classifier, which
     knows no lamp, may then not veto the count. ``doubted``: the lean check doubts the die
     (see :func:`vision.lean.doubts_touching`): a doubtful count is then not raised by the
-    second opinions, which see its top face only."""
-    explained = without_lamp(found.count, lamp)
+    second opinions, which see its top face only. ``spread``: how far the calibration's dice
+    showed the lamp's spot to stray from it (see :func:`vision.lamp.spot_reach`)."""
+    explained = without_lamp(found.count, lamp, spread)
     count = found.count if explained is None else explained
     pips = confidence(count)
     value, conf = fuse_taught(count.value, pips, probs, taught, veto=explained is None)
@@ -502,6 +504,12 @@ def read_dice(
     opinions = second_opinions(image, readable, side, taught, unchallenged=True)
     confirmed = lamp_confirmed(readable, None if calibration is None else calibration.lamp)
     lamp = frame_lamp(readable, confirmed, calibration)
+    # the calibration's spread belongs to the calibration's lamp only
+    spread = (
+        calibration.lamp_spread
+        if calibration is not None and calibration.lamp is not None and lamp == calibration.lamp
+        else None
+    )
     cal_far = calibration is not None and far_calibration(calibration)
     for f, probs, known in zip(readable, opinions, taught, strict=True):
         leaning = looks_tilted(f, side) or (
@@ -520,7 +528,7 @@ def read_dice(
                 [(g.region, g.count) for g in readable if g is not f],
             )
         )
-        die = _die(f, side, probs, known, leaning, lamp, doubted)
+        die = _die(f, side, probs, known, leaning, lamp, doubted, spread)
         if leaning:
             tilted.append(die)
         dice.append(die)
