@@ -12,7 +12,8 @@ trains them: ``tools/leave_one_out.py`` writes ``WORK/faces-without-SOURCE.onnx`
 ``--detector``). Beside ``vision-bench``'s figures it counts the confidently wrong dice as
 the issue defines them (a wrong value at confidence 0.9 or more in an ``ok`` reading) and
 splits the labelled dice by kind: the body's colour (white or ivory, black, grey, or the hue
-of a coloured body, from the median of the labelled box's middle) and its size in pixels.
+of a coloured body, from the median of the labelled box's middle) and its size in pixels; and
+counts the wrong dice by true value and value read ("5 as 6", "2 as missed").
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         skip = frozenset()
     totals: Counter[str] = Counter()
     kinds: dict[str, Counter[str]] = {}
+    confusions: Counter[str] = Counter()
     failures: list[str] = []
     for path, labels in load_folder(args.folder):
         if f"{args.folder.name}/{path.name}" in skip:
@@ -133,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 kinds.setdefault(k, Counter())["dice"] += 1
                 kinds[k]["right"] += right
             if not right:
+                confusions[f"{label.value} as {'missed' if die is None else die.value}"] += 1
                 what = "missed" if die is None else f"read {die.value} at {die.confidence:.2f}"
                 failures.append(
                     f"{path.name} {label.value} at ({label.center[0]:.0f}, {label.center[1]:.0f})"
@@ -150,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             k: f"{c['right']}/{c['dice']} ({100 * c['right'] / c['dice']:.1f}%)"
             for k, c in sorted(kinds.items())
         },
+        "confusions": dict(confusions.most_common()),
     }
     print(json.dumps(report))
     for line in failures[: args.failures]:

@@ -75,3 +75,29 @@ def test_a_missing_face_reader_is_refused(
     with pytest.raises(SystemExit):
         learned_photos.main([str(folder), "--faces", str(missing)])
     assert f"model file {missing} does not exist" in capsys.readouterr().err
+
+
+def test_wrong_dice_are_counted_by_true_value_and_value_read(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shipped = report(capsys, [str(folder), "--all-images"])
+    # the same frames with every label one face off: each die read right before is now wrong
+    relabelled = tmp_path / "relabelled"
+    relabelled.mkdir()
+    lines = []
+    for line in (folder / "labels.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        for die in entry["dice"]:
+            die["value"] = die["value"] % 6 + 1
+        (relabelled / entry["image"]).write_bytes((folder / entry["image"]).read_bytes())
+        lines.append(json.dumps(entry))
+    (relabelled / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    wrong = report(capsys, [str(relabelled), "--all-images"])
+    confusions = wrong["confusions"]
+    assert isinstance(confusions, dict)
+    assert sum(confusions.values()) == 8 - int(str(wrong["right"]))
+    assert sum(confusions.values()) >= int(str(shipped["right"]))
+    for key in confusions:
+        true, _, read = key.partition(" as ")
+        assert true in "123456" and (read == "missed" or read in "123456"), key
+        assert read == "missed" or int(read) == (int(true) - 2) % 6 + 1, key
