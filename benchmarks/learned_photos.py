@@ -23,12 +23,13 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import get_args
 
 import cv2
 import numpy as np
 
 from vision.bench import LabelledDie, load_folder, match
-from vision.detect import FACES_FILE, Detector, FaceReader, SingleStage, load_detector
+from vision.detect import FACES_FILE, Detector, FaceReader, SingleStage, TurnRule, load_detector
 from vision.models import photos_seen
 from vision.reader import read_detected, read_dice, read_single
 from vision.reading import Reading, check_frame
@@ -72,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detector", type=Path, help="find the dice with this detector")
     parser.add_argument("--all-images", action="store_true", help="every photo of the folder")
     parser.add_argument("--failures", type=int, default=0, help="list this many wrong dice")
+    parser.add_argument(
+        "--turns",
+        choices=get_args(TurnRule),
+        default="adaptive",
+        help="the face reader's turns (with --faces, --detector)",
+    )
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.single is not None:
@@ -96,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def reader(frame: np.ndarray, want: int) -> Reading:
             image = check_frame(frame)
-            return read_detected(image, detector.detect(image), want, faces=faces)
+            return read_detected(image, detector.detect(image), want, faces=faces, turns=args.turns)
     else:
         skip = photos_seen()
 
