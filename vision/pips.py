@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.kernels import body_colour, colour_distance, size_spread, small_median
 from vision.segment import Region, single_die_regions, to_lab
 
 PIP_AREA = (0.006, 0.07)  # pip area as a fraction of the die's area
@@ -71,10 +72,16 @@ def _templates(value: int) -> tuple[np.ndarray, float]:
         rms = float(np.sqrt((base**2).sum(axis=1).mean()))
         cached = (rotated, rms)
         _TEMPLATE_CACHE[value] = cached
+        _TEMPLATE_AXES[value] = (
+            np.ascontiguousarray(rotated[:, None, :, 0]),
+            np.ascontiguousarray(rotated[:, None, :, 1]),
+        )
     return cached
 
 
 _TEMPLATE_CACHE: dict[int, tuple[np.ndarray, float]] = {}
+_TEMPLATE_AXES: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # x and y, (rotations, 1, pips)
+_ONE_PIP_OFFSET = float(np.median(LAYOUT_OFFSETS))  # a lone pip's grid: the typical one
 
 
 _FIT_CACHE: dict[tuple[bytes, float], tuple[float, int, float]] = {}
@@ -98,6 +105,27 @@ def _fit_now(points: np.ndarray, side: float) -> tuple[float, int, float]:
     if n == 0 or n > 6:
         return 1.0, 0, float(LAYOUT_OFFSETS[0])
     if n == 1:  # one pip fits anywhere; its grid is the typical one
+        return 0.0, 0, _ONE_PIP_OFFSET
+    rel = ((points - points.mean(axis=0)) / side).astype(np.float32)
+    _, rms = _templates(n)
+    tx, ty = _TEMPLATE_AXES[n]
+    spread = float(np.sqrt((rel**2).sum(axis=1).mean()))
+    a = float(min(max(spread / rms, LAYOUT_OFFSETS[0]), LAYOUT_OFFSETS[-1]))
+    # distance of every pip to every template pip, (R, n, n), as _fit_checked computes it
+    dx = rel[:, 0, None] - tx * a
+    dy = rel[:, 1, None] - ty * a
+    d = np.sqrt(dx * dx + dy * dy)
+    err = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
+    best = int(err.argmin())
+    return float(err[best]), best, a
+
+
+def _fit_checked(points: np.ndarray, side: float) -> tuple[float, int, float]:
+    """:func:`_fit_now` computed plainly (what the fast path must equal)."""
+    n = len(points)
+    if n == 0 or n > 6:
+        return 1.0, 0, float(LAYOUT_OFFSETS[0])
+    if n == 1:
         return 0.0, 0, float(np.median(LAYOUT_OFFSETS))
     rel = ((points - points.mean(axis=0)) / side).astype(np.float32)
     rotated, rms = _templates(n)
@@ -165,7 +193,7 @@ def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     def cost(subset: list[int]) -> float:
         """Misfit of a subset: its layout error and the spread of its pip sizes (side-face
         pips are foreshortened, so smaller than the top face's)."""
-        spread = float(np.std(areas[subset]) / np.mean(areas[subset]))
+        spread = size_spread(areas[subset])
         return _fit(points[subset], side)[0] + SIZE_WEIGHT * spread
 
     keep = list(range(len(pips)))
@@ -209,12 +237,12 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
         off = float(np.hypot(*(points[middle] - points[rest].mean(axis=0)))) / side
         # a middle blob larger than the pips is a pip with the lamp's spot on it, pulled
         # toward the spot (a lone spot beside the centre is a blob of its own, no larger)
-        areas = float(np.median([pips[k].area for k in rest]))
+        areas = small_median([pips[k].area for k in rest])
         swollen = pips[middle].area > SWOLLEN * areas
         # a blob both fainter than paint and much smaller than the pips is the lamp's spot
         # at the centre of a 2 or a 4, wherever it lies (a real middle pip is as large)
-        spot = pips[middle].area < SPOT_AREA * areas and pips[middle].strength < PAINT * float(
-            np.median([pips[k].strength for k in rest])
+        spot = pips[middle].area < SPOT_AREA * areas and pips[middle].strength < PAINT * (
+            small_median([pips[k].strength for k in rest])
         )
         off_centre = off > MIDDLE_OFF and not swollen
         if (off_centre or spot) and _fit(points[rest], side)[0] < CLEAN_FIT:
@@ -225,7 +253,7 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     best: tuple[float, int] | None = None
     for i in range(len(pips)):
         rest = [k for k in range(len(pips)) if k != i]
-        if strengths[i] >= GLARE_WEAKER * float(np.median(strengths[rest])):
+        if strengths[i] >= GLARE_WEAKER * small_median(strengths[rest].tolist()):
             continue
         error = _fit(points[rest], side)[0] if len(rest) > 1 else 0.0
         if error < CLEAN_FIT and (best is None or error < best[0]):
@@ -337,33 +365,36 @@ def detect_pips(
         offset = np.array([ox, oy], np.int32)
         cv2.drawContours(body_mask, [body_contour - offset], -1, 255, cv2.FILLED)
         body_mask &= fc.inner_unzoomed
-    else:
-        body_mask = fc.inner_unzoomed
-    if cv2.countNonZero(body_mask) < 9:
-        return [], []
-    if zoom > 1:
-        (body_mask,) = _enlarge_masks(zoom, body_mask)
-    body = np.median(lab[body_mask > 0][::2], axis=0)  # every other pixel is plenty
-    contrast = np.sqrt(((lab - body) ** 2).sum(axis=2))
-    inside = contrast[body_mask > 0]
-    threshold = _threshold(inside)
+        if cv2.countNonZero(body_mask) < 9:
+            return [], []
+        if zoom > 1:
+            (body_mask,) = _enlarge_masks(zoom, body_mask)
+    else:  # the die's own inner part, already enlarged with the crop
+        if cv2.countNonZero(fc.inner_unzoomed) < 9:
+            return [], []
+        body_mask = inner
+    on_body = np.flatnonzero(body_mask)  # the body's pixels, in the order a mask selects them
+    body = body_colour(lab, on_body[::2])  # every other pixel is plenty
+    contrast = colour_distance(lab, body)
+    threshold = _threshold(contrast.ravel()[on_body])
     pip_mask = ((contrast > threshold) & (inner > 0)).astype(np.uint8)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
     die_area = (side * zoom) ** 2
     pips: list[Pip] = []
     near: list[Pip] = []
-    for i in range(1, n):
-        area = float(stats[i, cv2.CC_STAT_AREA])
-        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+    # blobs below a noise speck's share of the die are passed over (component 0 is the rest)
+    blobs = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] / die_area >= PIP_AREA[0] * 0.4) + 1
+    for i in blobs.tolist():
+        x, y, bw, bh, pixels = stats[i].tolist()
+        area = float(pixels)
         roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
         frac = area / die_area
-        if frac < PIP_AREA[0] * 0.4:
-            continue  # noise
-        x, y = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
         box = (slice(y, y + bh), slice(x, x + bw))
         strength = float(contrast[box][labels[box] == i].max()) / threshold
-        cx, cy = (centroids[i] + 0.5) / zoom - 0.5
-        blob = Pip(float(cx) + ox, float(cy) + oy, area / zoom**2, strength)
+        cx, cy = centroids[i].tolist()
+        blob = Pip(
+            (cx + 0.5) / zoom - 0.5 + ox, (cy + 0.5) / zoom - 0.5 + oy, area / zoom**2, strength
+        )
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
             pips.append(blob)
@@ -499,7 +530,7 @@ def assess(
         doubt_strength = tuple(p.strength for p, on in zip(near, on_face, strict=True) if on)
         beyond = len(near) - int(np.count_nonzero(on_face))
     areas = np.array([p.area for p in pips])
-    spread = float(np.std(areas) / np.mean(areas)) if len(areas) > 1 else 0.0
+    spread = size_spread(areas) if len(areas) > 1 else 0.0
     swollen_at, swollen_shift, even_spread = _swollen(points, areas, side)
     offset = float(np.linalg.norm(points.mean(axis=0) - np.array(centre, np.float32)) / side)
     return PipCount(
@@ -507,7 +538,7 @@ def assess(
         pips=tuple((p.x, p.y) for p in pips),
         layout_error=layout_error(points, side),
         size_spread=spread,
-        contrast=float(np.median([p.strength for p in pips])),
+        contrast=small_median([p.strength for p in pips]),
         doubtful=doubtful,
         centre_offset=offset,
         side_pips=side_pips,
@@ -533,11 +564,11 @@ def _swollen(
         return None, None, 0.0
     big = int(np.argmax(areas))
     rest = np.delete(areas, big)
-    if areas[big] < SWOLLEN * float(np.median(rest)):
+    if areas[big] < SWOLLEN * small_median(rest.tolist()):
         return None, None, 0.0
     middle = face_centre(points)
     at = (points[big] - middle) / side
-    even = float(np.std(rest) / np.mean(rest))
+    even = size_spread(rest)
     if len(areas) < 3:
         return (float(at[0]), float(at[1])), None, even
     others = np.delete(points, big, axis=0)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision import kernels
+from vision import pips as pipmod
 from vision.segment import to_lab, to_lab_checked
 
 
@@ -32,3 +34,51 @@ def test_to_lab_covers_every_colour_level() -> None:
     b, g, r = np.meshgrid(levels[::5], levels[::5], levels, indexing="ij")
     image = np.stack([b, g, r], axis=-1).reshape(-1, 256, 3)
     assert np.array_equal(to_lab(image), to_lab_checked(image))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
+def test_layout_fit_equals_the_plain_fit(n: int) -> None:
+    rng = np.random.default_rng(n)
+    for trial in range(200):
+        side = float(rng.uniform(12, 90))
+        points = (rng.normal(0, 0.25 * side, (n, 2)) + rng.uniform(0, 600, 2)).astype(np.float32)
+        if trial % 3 == 0:  # a real face, turned and a little off
+            points = _face_points(n, side, rng) if n <= 6 else points
+        assert pipmod._fit_now(points, side) == pipmod._fit_checked(points, side)
+
+
+def _face_points(n: int, side: float, rng: np.random.Generator) -> np.ndarray:
+    rotated, _ = pipmod._templates(n)
+    a = float(rng.uniform(0.2, 0.33))
+    face = rotated[int(rng.integers(len(rotated)))] * a * side
+    return (face + rng.normal(0, 0.02 * side, face.shape) + (300.0, 200.0)).astype(np.float32)
+
+
+@pytest.mark.parametrize("count", [9, 10, 57, 300, 1201])
+def test_body_colour_equals_the_median(count: int) -> None:
+    rng = np.random.default_rng(count)
+    lab = (rng.normal(0, 40, (50, 60, 3))).astype(np.float32)
+    pixels = np.sort(rng.choice(50 * 60, count, replace=False))
+    expected = np.median(lab.reshape(-1, 3)[pixels], axis=0)
+    got = kernels.body_colour(lab, pixels)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+def test_colour_distance_equals_the_plain_sum() -> None:
+    rng = np.random.default_rng(5)
+    lab = rng.normal(0, 60, (97, 83, 3)).astype(np.float32)
+    body = rng.normal(0, 30, 3).astype(np.float32)
+    expected = np.sqrt(((lab - body) ** 2).sum(axis=2))
+    got = kernels.colour_distance(lab, body)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("n", [*range(1, 14), 40, 129])
+def test_small_statistics_equal_numpys(n: int) -> None:
+    rng = np.random.default_rng(100 + n)
+    for _ in range(100):
+        values = rng.lognormal(3.0, 0.6, n)
+        assert kernels.small_median(values.tolist()) == float(np.median(values))
+        if n > 1:
+            expected = float(np.std(values) / np.mean(values))
+            assert kernels.size_spread(values) == expected
