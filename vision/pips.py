@@ -605,11 +605,14 @@ def share_pips(
     """
     centres = centres.astype(np.float32).copy()
     groups: list[list[Pip]] = [[] for _ in centres]
+    xs = np.array([[p.x] for p in pips], np.float32).reshape(-1, 1)  # as float32 arithmetic
+    ys = np.array([[p.y] for p in pips], np.float32).reshape(-1, 1)  # takes a float
     for _ in range(rounds):
         groups = [[] for _ in centres]
-        for p in pips:
-            d = np.hypot(centres[:, 0] - p.x, centres[:, 1] - p.y)
-            groups[int(np.argmin(d))].append(p)
+        if pips:
+            nearest = np.hypot(centres[:, 0] - xs, centres[:, 1] - ys).argmin(axis=1)
+            for p, j in zip(pips, nearest.tolist(), strict=True):
+                groups[j].append(p)
         moved = False
         for j, group in enumerate(groups):
             if not group:

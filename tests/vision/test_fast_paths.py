@@ -82,3 +82,19 @@ def test_small_statistics_equal_numpys(n: int) -> None:
         if n > 1:
             expected = float(np.std(values) / np.mean(values))
             assert kernels.size_spread(values) == expected
+
+
+def test_touching_dice_share_pips_by_the_nearest_centre() -> None:
+    """Each pip goes to the centre nearest it by float32 distance, the first on a tie."""
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        centres = rng.uniform(0, 300, (int(rng.integers(2, 5)), 2)).astype(np.float32)
+        pips = [pipmod.Pip(*rng.uniform(0, 300, 2).tolist(), 20.0, 1.5) for _ in range(9)]
+        if trial % 4 == 0:  # a pip exactly at a centre, and one halfway between two
+            pips[0] = pipmod.Pip(float(centres[0, 0]), float(centres[0, 1]), 20.0, 1.5)
+            mid = (centres[0] + centres[1]) / 2
+            pips[1] = pipmod.Pip(float(mid[0]), float(mid[1]), 20.0, 1.5)
+        groups, _ = pipmod.share_pips(pips, centres, 40.0, rounds=1)
+        for p in pips:
+            d = np.hypot(centres[:, 0] - p.x, centres[:, 1] - p.y)
+            assert p in groups[int(np.argmin(d))]
