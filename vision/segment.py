@@ -44,20 +44,22 @@ def working_scale(shape: tuple[int, ...], short_side: int = 120) -> int:
 CHROMA_WEIGHT = 1.4  # a and b count this much more than lightness
 
 
+def _weighed(lab: np.ndarray) -> np.ndarray:
+    """8-bit Lab (..., 3) as float32, its chroma centred on 0 and weighted up."""
+    out = lab.astype(np.float32)
+    out[..., 1:] = (out[..., 1:] - 128.0) * CHROMA_WEIGHT
+    return out
+
+
 def to_lab_checked(image: np.ndarray) -> np.ndarray:
     """Float Lab with chroma weighted up, computed plainly (what :func:`to_lab` must equal)."""
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[:, :, 1:] = (lab[:, :, 1:] - 128.0) * CHROMA_WEIGHT
-    return lab
+    return _weighed(cv2.cvtColor(image, cv2.COLOR_BGR2LAB))
 
 
 def _lab_table() -> np.ndarray:
     """Each 8-bit Lab value's float value, per channel, made by :func:`to_lab_checked`'s own
     arithmetic (so a look-up gives the same bits)."""
-    levels = np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 256, 1), 3, axis=2)
-    table = levels.astype(np.float32)
-    table[:, :, 1:] = (table[:, :, 1:] - 128.0) * CHROMA_WEIGHT
-    return table
+    return _weighed(np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 256, 1), 3, axis=2))
 
 
 _LAB_TABLE = _lab_table()
