@@ -231,10 +231,15 @@ def find_tray(small: np.ndarray) -> np.ndarray | None:
     edges = cv2.Canny(cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY), 10, 30)
     mask[1:-1, 1:-1] = cv2.dilate(edges, np.ones((3, 3), np.uint8)) // 255  # walls stop the fill
     flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)  # floating range: follows uneven light
-    centre = np.median(blurred[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3].reshape(-1, 3), axis=0)
-    seed_d = np.abs(blurred.astype(np.int32) - centre.astype(np.int32)).sum(axis=2)
+    # the fill starts at the middle third's most typical pixel that is not on an edge: the
+    # frame's nearest colour to that median may lie on a wall or the rim outside the tray
+    y0, x0 = h // 3, w // 3
+    middle = blurred[y0 : 2 * h // 3, x0 : 2 * w // 3].astype(np.int32)
+    centre = np.median(middle.reshape(-1, 3), axis=0)
+    seed_d = np.abs(middle - centre.astype(np.int32)).sum(axis=2)
+    seed_d[mask[1 + y0 : 1 + 2 * h // 3, 1 + x0 : 1 + 2 * w // 3] > 0] = np.iinfo(np.int32).max
     sy, sx = np.unravel_index(int(np.argmin(seed_d)), seed_d.shape)
-    cv2.floodFill(blurred, mask, (int(sx), int(sy)), 0, (3, 3, 3), (3, 3, 3), flags)
+    cv2.floodFill(blurred, mask, (int(x0 + sx), int(y0 + sy)), 0, (3, 3, 3), (3, 3, 3), flags)
     floor = (mask[1:-1, 1:-1] == 255).astype(np.uint8) * 255
     contours, _ = cv2.findContours(floor, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:

@@ -123,6 +123,32 @@ def test_find_tray_outlines_a_plain_floor_inside_walls() -> None:
     assert abs(x - 25) <= 4 and abs(y - 20) <= 4 and abs(w - 110) <= 8 and abs(h - 80) <= 8
 
 
+def test_find_tray_starts_on_the_floor_even_when_the_rim_shares_its_colour() -> None:
+    """The fill starts in the frame's middle: a rim outside the walls whose colour is the
+    floor's own must not be where it starts (the fill would stay on the rim)."""
+    small = np.full((120, 160, 3), 90, np.uint8)  # rim, the floor's colour
+    small[10:110, 12:148] = 40  # walls
+    small[20:100, 25:135] = 90  # the floor
+    outline = find_tray(small)
+    assert outline is not None
+    x, y, w, h = cv2.boundingRect(outline.astype(np.int32))
+    assert abs(x - 25) <= 4 and abs(y - 20) <= 4 and abs(w - 110) <= 8 and abs(h - 80) <= 8
+
+
+@pytest.mark.parametrize("style", ["tower", "setup"])
+def test_find_tray_finds_the_rendered_trays_floor(style: str) -> None:
+    """Every rendered tray has walls round a textured floor; its outline is the floor."""
+    from vision.bench import bench_style
+
+    for seed in range(6):
+        empty, _ = render_tray([], seed=seed, style=bench_style(style), frame=1)
+        small = cv2.resize(empty, (160, 120), interpolation=cv2.INTER_AREA)
+        outline = find_tray(small)
+        assert outline is not None, (style, seed)
+        area = cv2.contourArea(outline.astype(np.float32)) / (160 * 120)
+        assert 0.7 <= area <= 0.9, (style, seed, area)
+
+
 def test_find_tray_gives_up_on_a_frame_without_walls() -> None:
     assert find_tray(np.full((120, 160, 3), 128, np.uint8)) is None
 
