@@ -494,7 +494,11 @@ def read_dice(
         return Reading((), False, "no dice found")
     unreadable = [f.region for f in found if f.count.value > 6]
     middle = (image.shape[1] / 2.0, image.shape[0] / 2.0)
-    readable = agreed_near_views([f for f in found if f.count.value <= 6], side, middle)
+    # a calibration whose flat dice showed no side face witnessed a camera far above: the
+    # frame's dice then show no near view, whatever their shadows stretch
+    cal_far = calibration is not None and far_calibration(calibration)
+    candidates = [f for f in found if f.count.value <= 6]
+    readable = candidates if cal_far else agreed_near_views(candidates, side, middle)
     dice: list[Die] = []
     tilted: list[Die] = []
     # a camera far above (no near view agreed by the frame's dice) sees no side face of a
@@ -510,7 +514,6 @@ def read_dice(
         if calibration is not None and calibration.lamp is not None and lamp == calibration.lamp
         else None
     )
-    cal_far = calibration is not None and far_calibration(calibration)
     for f, probs, known in zip(readable, opinions, taught, strict=True):
         leaning = looks_tilted(f, side) or (
             far and frame_leaning(image, f, readable, calibration, cal_far)

@@ -194,3 +194,66 @@ def test_a_flat_die_stretched_by_its_shadow_is_not_leaning_under_a_far_calibrati
     reading = read_dice(frame, black_on_grey.calibration, expected=6)
     assert reading.ok, reading.reason
     assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
+
+
+@pytest.fixture(scope="module")
+def red_touching():
+    from vision.render import resolve_style
+
+    setup = make_setup(210, (640, 480), resolve_style("setup"))  # red dice, far camera
+    assert setup is not None
+    return setup
+
+
+def test_a_touching_die_leaning_with_a_clean_count_is_refused(red_touching) -> None:
+    # roll 6: a die leaning on its neighbour counts its four pips at 0.58; its side face
+    # measures 0.11 square sides beside one edge, 2.8 times this tower's threshold
+    from vision.lean import TOUCH_MARGIN, lean_excess
+
+    cal = red_touching.calibration
+    seen = _excesses(red_touching, 6)
+    leaning = [e for cocked, merged, e in seen if cocked]
+    assert leaning and leaning[0] > TOUCH_MARGIN * lean_excess(cal)
+    assert [merged for cocked, merged, _ in seen if cocked] == [2]
+    frame, _ = red_touching.roll(6, 1)
+    reading = read_dice(frame, cal, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
+
+
+def test_flat_touching_dice_are_not_leaning(red_touching) -> None:
+    from vision.lean import TOUCH_MARGIN, lean_excess
+
+    cal = red_touching.calibration
+    touching = 0
+    for number in (1, 2, 4, 5, 7, 8, 10, 11):
+        for cocked, merged, excess in _excesses(red_touching, number):
+            assert not cocked
+            if merged > 1:
+                touching += 1
+                assert excess < TOUCH_MARGIN * lean_excess(cal)
+        frame, _ = red_touching.roll(number, 0)
+        assert "leaning" not in read_dice(frame, cal, expected=6).reason
+    assert touching >= 2  # the rolls hold touching dice
+
+
+def test_a_far_calibration_agrees_no_near_view() -> None:
+    # setup 202 at 1296x972, roll 9: three dice's shadows stretch their regions a little
+    # toward the frame's centre (0.012-0.016 of their distance), which passed for a camera
+    # close above and let a lone die leaning on the back wall (0.11 square sides beside one
+    # edge) through; this tower's calibration saw no side face beside its flat dice
+    from vision.lean import agreed_near_views, far_calibration
+    from vision.render import resolve_style
+
+    setup = make_setup(202, (1296, 972), resolve_style("setup"))
+    assert setup is not None and far_calibration(setup.calibration)
+    frame, _ = setup.roll(9, 1)
+    found, side = locate(frame, setup.calibration)
+    assert side is not None
+    middle = (frame.shape[1] / 2.0, frame.shape[0] / 2.0)
+    assert any(f.near_view for f in agreed_near_views(found, side, middle))
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
+    for clean in (1, 2, 4, 5):  # the same tower's flat rolls are read as before
+        frame, _ = setup.roll(clean, 0)
+        reading = read_dice(frame, setup.calibration, expected=6)
+        assert "leaning" not in reading.reason
