@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.found import Found
-from vision.pips import PipCount, face_centre, face_turn
+from vision.pips import PipCount, confidence, face_centre, face_turn
 from vision.segment import Region, difference
 
 EDGE_MARGIN = 0.06  # beyond the face's square by more than this many sides is a side face
@@ -163,6 +163,7 @@ TOUCH_MARGIN = 2.0  # a touching die leans from this many times the tower's thre
 # one edge (tuning seeds 200-211, 15 rolls, far calibrations: flat touching dice of flat
 # rolls at most 1.08 times it at 640x480 and 0.81 at 1296x972, the seam and shared shadow
 # going to the nearer die's square; a leaning die whose pips counted cleanly 2.8 times)
+SURE_COUNT = 0.5  # the reader's MIN_CONFIDENCE: a count from which a die could be scored
 
 
 def leans_touching(
@@ -176,8 +177,12 @@ def leans_touching(
     camera, more than TOUCH_MARGIN times :func:`lean_excess` of it lies beside one edge of
     its top face. What lies nearer a neighbour's square is the neighbour's, so a flat pair's
     seam and shared shadow measure about as much as a lone flat die's blur; a leaning die's
-    side face, a band up to a third of a side deep, measures several times more."""
+    side face, a band up to a third of a side deep, measures several times more. Only a
+    count sure enough to be scored (SURE_COUNT) is judged so: a doubtful one stays unsure
+    (see :func:`doubts_touching`), a blurred or smudged die's spill is no lean to report."""
     if region.merged == 1 or not 1 <= count.value <= 6 or not far_calibration(calibration):
+        return False
+    if confidence(count) < SURE_COUNT:  # unsure already, and doubted by doubts_touching
         return False
     area = side_excess(frame, calibration, region, count, others)
     return area > TOUCH_MARGIN * lean_excess(calibration)

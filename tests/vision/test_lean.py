@@ -257,3 +257,10 @@ def test_a_far_calibration_agrees_no_near_view() -> None:
         frame, _ = setup.roll(clean, 0)
         reading = read_dice(frame, setup.calibration, expected=6)
         assert "leaning" not in reading.reason
+
+
+def test_a_touching_die_is_judged_leaning_only_from_a_count_the_reader_could_score() -> None:
+    from vision.lean import SURE_COUNT
+    from vision.reader import MIN_CONFIDENCE
+
+    assert SURE_COUNT == MIN_CONFIDENCE
