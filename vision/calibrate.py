@@ -7,6 +7,7 @@ calibration itself and its file format.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -134,8 +135,8 @@ def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[tuple[float, float],
     spot strays from there: the mean of the blobs the dice set aside as a reflection, when at
     least LAMP_SUPPORT + 1 dice agree on it (within LAMP_REACH of their median), and the
     root-mean-square distance a further die's spot is expected at from that mean (the
-    sample's spread, with the mean's own uncertainty). None when the dice show no such
-    reflection.
+    sample's spread, with the mean's own uncertainty, taken at its 95% upper bound: see
+    :func:`spread_bound`). None when the dice show no such reflection.
 
     A die's place under the lamp and the camera moves its spot on the face; how much is the
     tower's own, and the calibration's dice, spread over the tray, measure it.
@@ -152,7 +153,21 @@ def lamp_spot(frame: np.ndarray, cal: Calibration) -> tuple[tuple[float, float],
     at = near.mean(axis=0)
     squares = float(np.sum((near - at) ** 2))
     spread = float(np.sqrt(squares / (n - 1) * (1.0 + 1.0 / n)))
-    return (float(at[0]), float(at[1])), spread
+    return (float(at[0]), float(at[1])), spread * spread_bound(n)
+
+
+SPREAD_CONFIDENCE = 1.645  # normal deviate of the one-sided 95% bound on a measured spread
+
+
+def spread_bound(n: int) -> float:
+    """How much larger than its estimate from ``n`` spots the spread may be, at 95%: a
+    spread measured on a few dice is often measured small (the sum of squares about their
+    mean has 2(n - 1) degrees of freedom, the lower 5% quantile of its chi-square
+    distribution taken by the Wilson-Hilferty approximation). Six spots: 1.59 times."""
+    k = 2.0 * (n - 1)
+    z = 2.0 / (9.0 * k)
+    low = k * (1.0 - z - SPREAD_CONFIDENCE * math.sqrt(z)) ** 3
+    return math.sqrt(k / low)
 
 
 def flat_excess(frame: np.ndarray, cal: Calibration) -> float | None:
