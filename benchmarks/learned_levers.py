@@ -1,16 +1,22 @@
-"""The reader without a calibration under each face-reading rule, frame by frame in turn.
+"""The reader without a calibration under each face-reading and detector-pass rule, frame by
+frame in turn.
 
 python benchmarks/learned_levers.py                       # held-out photos, rendered frames
 python benchmarks/learned_levers.py --rules four,adaptive --frames 50
 python benchmarks/learned_levers.py --faces F.onnx --detector D.onnx  # other models (int8)
+python benchmarks/learned_levers.py --rules adaptive --passes full,384,320  # coarse to fine
 
 Each frame is read once per rule (``four``: every die in four quarter turns; ``adaptive``:
 the other three turns only where the first is unsure or another opinion differs; ``one``:
 one turn) one after the other, so every rule meets the same load on a shared machine. The
 sets are the held-out photos of nell-byler and matteop65 (as ``vision-bench`` leaves out the
 photos the models saw) and ``--frames`` rendered frames of the tower and hard styles without
-a calibration (the bench's seeds). Per set and rule it prints right %, dice wrong at 0.5 or
-more, the median CPU ms per frame and the share of dice read in four turns.
+a calibration (the bench's seeds). ``--passes`` names the detector's passes: ``full`` looks at
+the full working side only, a number N first looks at N pixels and again at the full side only
+where that look is not trusted or its reading is not ok (``vision.reader.read_learned``; the
+shipped reader's is ``COARSE_SIDE``). Per set and rule it prints right %, dice wrong at 0.5 or
+more, the median CPU ms per frame, the share of dice read in four turns and the share of
+frames the full side looked at.
 """
 
 from __future__ import annotations
@@ -28,9 +34,18 @@ import numpy as np
 
 from vision.bench import Sample, Score, folder_samples, score_sample, synthetic_samples
 from vision.calibration import Calibration
-from vision.detect import DETECTOR_FILE, FACES_FILE, Detector, FaceReader, TurnRule
+from vision.detect import (
+    COARSE_SIDE,
+    DETECTOR_FILE,
+    FACES_FILE,
+    WORK_SIDE,
+    Detection,
+    Detector,
+    FaceReader,
+    TurnRule,
+)
 from vision.models import photos_seen
-from vision.reader import read_detected
+from vision.reader import read_learned
 from vision.reading import Reading, check_frame
 
 PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "dice-photos"
@@ -53,6 +68,34 @@ class CountingFaces(FaceReader):
         return probs, turns
 
 
+class CountingDetector(Detector):
+    """A detector that counts its looks at the full working side."""
+
+    full_looks = 0
+
+    def detect(
+        self, image: np.ndarray, threshold: float = 0.2, work_side: int = WORK_SIDE
+    ) -> list[Detection]:
+        self.full_looks += 1
+        return super().detect(image, threshold, work_side)
+
+
+def parse_passes(text: str) -> list[int | None]:
+    """``full`` (None) or coarse sides from 64 to below WORK_SIDE, comma-separated."""
+    out: list[int | None] = []
+    for part in (p.strip() for p in text.split(",")):
+        if part == "full":
+            out.append(None)
+        elif part.isdigit() and 64 <= int(part) < WORK_SIDE:
+            out.append(int(part))
+        else:
+            raise ValueError(
+                f"--passes {text!r}: give full or coarse sides 64..{WORK_SIDE - 1} "
+                f"(the shipped one is {COARSE_SIDE}), comma-separated"
+            )
+    return out
+
+
 def sets(photos: Path, frames: int, skip: frozenset[str]) -> Iterator[tuple[str, list[Sample]]]:
     """(name, samples) of each set measured."""
     for folder in ("nell-byler", "matteop65"):
@@ -66,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photos", type=Path, default=PHOTOS)
     parser.add_argument("--frames", type=int, default=100, help="rendered frames per style")
     parser.add_argument("--rules", default="four,adaptive,one")
+    parser.add_argument("--passes", default="full", help="full and/or coarse sides, e.g. full,384")
     parser.add_argument("--faces", type=Path, default=FACES_FILE)
     parser.add_argument("--detector", type=Path, default=DETECTOR_FILE)
     args = parser.parse_args(argv)
@@ -74,38 +118,51 @@ def main(argv: list[str] | None = None) -> int:
     if any(r not in known for r in chosen):
         parser.error(f"--rules {args.rules!r}: give some of {', '.join(known)}, comma-separated")
     rules: list[TurnRule] = [r for r in known if r in chosen]
+    try:
+        passes = parse_passes(args.passes)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.frames < 1:
         parser.error(f"--frames {args.frames}: give a number of frames, 1 or more")
     cv2.setNumThreads(1)
     try:
-        detector = Detector(args.detector)
-        faces = {r: CountingFaces(args.faces) for r in rules}
+        combos = [(r, p) for r in rules for p in passes]
+        detectors = {c: CountingDetector(args.detector) for c in combos}
+        faces = {c: CountingFaces(args.faces) for c in combos}
     except ValueError as exc:
         parser.error(str(exc))
     skip = photos_seen(args.faces.with_suffix(".json"), args.detector.with_suffix(".json"))
     for name, samples in sets(args.photos, args.frames, skip):
-        scores = {r: Score(f"{name}, {r}") for r in rules}
-        for r in rules:
-            faces[r].turns = []
+        scores = {c: Score(f"{name}, {c[0]}, {c[1] or 'full'}") for c in combos}
+        for c in combos:
+            faces[c].turns = []
+            detectors[c].full_looks = 0
         for sample in samples:
-            for r in rules:
+            for c in combos:
 
                 def reader(
                     frame: np.ndarray,
                     _cal: Calibration | None,
                     want: int | None,
-                    rule: TurnRule = r,
+                    combo: tuple[TurnRule, int | None] = c,
                 ) -> Reading:
-                    image = check_frame(frame)
-                    found = detector.detect(image)
-                    return read_detected(image, found, want, faces=faces[rule], turns=rule)
+                    rule, coarse = combo
+                    return read_learned(
+                        check_frame(frame),
+                        detectors[combo],
+                        want,
+                        faces=faces[combo],
+                        turns=rule,
+                        coarse_side=coarse,
+                    )
 
-                score_sample(scores[r], sample, reader)
-        for r in rules:
-            row = scores[r].to_json()
-            turns = faces[r].turns
+                score_sample(scores[c], sample, reader)
+        for c in combos:
+            row = scores[c].to_json()
+            turns = faces[c].turns
             row["four_turn_share"] = round(sum(t > 1 for t in turns) / max(1, len(turns)), 3)
-            row["cpu_ms_median"] = round(statistics.median(scores[r].cpu_ms), 1)
+            row["full_look_share"] = round(detectors[c].full_looks / max(1, len(samples)), 3)
+            row["cpu_ms_median"] = round(statistics.median(scores[c].cpu_ms), 1)
             print(json.dumps(row), flush=True)
     return 0
 

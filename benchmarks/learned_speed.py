@@ -6,8 +6,10 @@ python benchmarks/learned_speed.py --single vision/models/dice_single.onnx  # si
 
 Each frame is read by ONNX Runtime and by OpenCV's dnn module one after the other, so both
 meet the same load on a shared machine; medians of this process's CPU time and of wall time
-per whole reading are printed, and of the CPU time of its parts (detector, pip counts, face
-reader under ``--turns``, by default adaptive), each timed again on its own. With
+per whole reading are printed (the shipped coarse-to-fine reading, ``read_learned``; with
+``--full`` the detector's full side only), and of the CPU time of its parts (the detector at
+its full side and at ``COARSE_SIDE``, pip counts, face reader under ``--turns``, by default
+adaptive), each timed again on its own. With
 ``--single MODEL`` the single-stage reader (its network, then the pip count of each die) is
 timed instead, the same way.
 """
@@ -25,8 +27,17 @@ from typing import get_args
 
 import cv2
 
-from vision.detect import Detector, FaceReader, Runtime, SingleStage, TurnRule, prepare
-from vision.reader import DETECTED, detected_count, face_hints, read_detected, read_single
+from vision.detect import (
+    COARSE_SIDE,
+    DETECTED,
+    Detector,
+    FaceReader,
+    Runtime,
+    SingleStage,
+    TurnRule,
+    prepare,
+)
+from vision.reader import detected_count, face_hints, read_learned, read_single
 from vision.render import random_scene
 
 
@@ -38,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--turns", choices=get_args(TurnRule), default="adaptive", help="the face reader's turns"
     )
+    parser.add_argument("--full", action="store_true", help="the detector's full side only")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     runtimes: tuple[Runtime, ...] = ("onnxruntime", "opencv")
@@ -45,14 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return time_single(args.single, args.frames, args.style, runtimes)
     models = {r: (Detector(runtime=r), FaceReader(runtime=r)) for r in runtimes}
     times: dict[str, dict[str, list[float]]] = {
-        r: {"cpu": [], "wall": [], "detector": [], "pips": [], "faces": []} for r in runtimes
+        r: {"cpu": [], "wall": [], "detector": [], "coarse": [], "pips": [], "faces": []}
+        for r in runtimes
     }
     for seed in range(args.frames):
         frame, _ = random_scene(seed, 6, style=args.style)
         for r in runtimes:
             detector, faces = models[r]
             wall, cpu = time.perf_counter(), time.process_time()
-            read_detected(frame, detector.detect(frame), 6, faces=faces, turns=args.turns)
+            coarse = None if args.full else COARSE_SIDE
+            read_learned(frame, detector, 6, faces=faces, turns=args.turns, coarse_side=coarse)
             times[r]["cpu"].append(time.process_time() - cpu)
             times[r]["wall"].append(time.perf_counter() - wall)
             # the parts of the same reading, one by one
@@ -63,14 +77,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             after_pips = time.process_time()
             hints = [face_hints(d, c) for d, c in zip(found, counts, strict=True)]
             faces.read(frame, [(d.centre, d.side) for d in found], hints, args.turns)
+            after_faces = time.process_time()
+            detector.detect(frame, work_side=COARSE_SIDE)
+            times[r]["coarse"].append(time.process_time() - after_faces)
             times[r]["detector"].append(after_detector - start)
             times[r]["pips"].append(after_pips - after_detector)
-            times[r]["faces"].append(time.process_time() - after_pips)
+            times[r]["faces"].append(after_faces - after_pips)
     report = {
         r: {f"{k}_ms": round(1000 * statistics.median(v), 1) for k, v in t.items()}
         for r, t in times.items()
     }
-    print(json.dumps({"frames": args.frames, "style": args.style, **report}))
+    rule = "full" if args.full else f"coarse {COARSE_SIDE}"
+    print(json.dumps({"frames": args.frames, "style": args.style, "looks": rule, **report}))
     return 0
 
 

@@ -30,6 +30,7 @@ STRIDE = 8  # pixels per output cell
 CLASSES = 7  # 0: a cocked or hidden die (no top face to read); 1..6: the face on top
 OUTPUTS = 4 + CLASSES  # centre score, x and y offset in the cell, log die side, classes
 WORK_SIDE = 640  # frames are read with their long side at most this many pixels
+DETECTED = 0.3  # the centre score from which the reader reports a die
 DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
 DETECTOR_INFO = MODEL_DIR / "dice_detector.json"
 FACES_FILE = MODEL_DIR / "dice_faces.onnx"
@@ -43,6 +44,10 @@ TURNS = 4  # quarter turns of each crop the face reader reads
 SURE_TURN = 0.9  # a first quarter turn this sure of a face that the other opinions share is
 # the die's reading: its other three turns are not read (see FaceReader.read)
 TurnRule = Literal["adaptive", "four", "one"]  # which quarter turns FaceReader.read reads
+COARSE_SIDE = 384  # the working side of the first, cheaper look (Detector.detect_coarse)
+COARSE_LEAST_SIDE = 16.0  # the smallest die side the detector was trained on (training's
+# MIN_SIDE): a coarse look that finds a die smaller than this cannot be trusted to see all
+HALF_SEEN = 0.15  # a centre score from which a coarse look half sees a die it did not report
 
 
 @dataclass(frozen=True)
@@ -225,6 +230,28 @@ class Detector(_Network):
         """The dice in a checked BGR frame, surest first, looked for at ``work_side``."""
         blob, scale = prepare(image, work_side)
         return decode(self.raw(blob), scale, threshold, image.shape[:2])
+
+    def detect_coarse(
+        self, image: np.ndarray, threshold: float = 0.2, side: int = COARSE_SIDE
+    ) -> list[Detection] | None:
+        """The dice of a checked BGR frame looked for at the smaller working ``side``, or
+        None where that look cannot be trusted to have found them all and the full side
+        (:meth:`detect`) must look: a frame no larger than ``side`` (the look would be the
+        same), no die found, a die smaller at ``side`` than the detector was trained on
+        (``COARSE_LEAST_SIDE``), or a centre half seen (score from ``HALF_SEEN`` up to
+        ``DETECTED``) apart from the dice found, which may be a die too small or too
+        crowded to resolve there.
+        """
+        if max(image.shape[:2]) <= side or side >= WORK_SIDE:
+            return None
+        blob, scale = prepare(image, side)
+        found = decode(self.raw(blob), scale, min(threshold, HALF_SEEN), image.shape[:2])
+        dice = [d for d in found if d.score >= DETECTED]
+        if not dice or min(d.side for d in dice) * scale < COARSE_LEAST_SIDE:
+            return None
+        if any(d.score < DETECTED for d in found):  # decode keeps them apart already
+            return None
+        return [d for d in found if d.score >= threshold]
 
 
 class SingleStage(Detector):

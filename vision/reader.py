@@ -16,6 +16,8 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
 from vision.detect import (
+    COARSE_SIDE,
+    DETECTED,
     Detection,
     Detector,
     FaceReader,
@@ -348,7 +350,6 @@ def taught_opinions(
     return list(profile.read(image, [(f.centre, side) for f in found]))
 
 
-DETECTED = 0.3  # the detector's centre score from which a die is reported
 SURE_CENTRE = 0.6  # ... and from which its presence adds no doubt
 NO_FACE = 0.5  # the face reader's "no face" probability from which a die is doubted
 COCKED = 0.2  # either network's "cocked / no face" probability from which a die is tilted
@@ -456,6 +457,38 @@ def read_detected(
     return Reading(tuple(dice), ok, reason)
 
 
+def read_learned(
+    image: np.ndarray,
+    detector: Detector,
+    want: int | None,
+    profile: DiceProfile | None = None,
+    faces: FaceReader | None = None,
+    turns: TurnRule = "adaptive",
+    coarse_side: int | None = COARSE_SIDE,
+) -> Reading:
+    """The reading of a checked frame by the detector and the face reader, coarse to fine.
+
+    The detector looks first at ``coarse_side`` (about a third of the full side's work for a
+    640 x 480 frame); where that look is trusted to have found every die
+    (:meth:`Detector.detect_coarse`) and the reading of its dice is ok, that is the reading.
+    Otherwise (small or half-seen dice, no dice, a reading that is not ok: a die unsure or
+    tilted, a count other than ``want``; or a die the coarse look finds half as likely
+    cocked as a tilted die, ``COCKED / 2``) the detector looks again at its full side and that
+    reading stands. ``coarse_side=None`` looks at the full side only.
+    """
+    if coarse_side is not None:
+        found = detector.detect_coarse(image, side=coarse_side)
+        # fewer dice than wanted cannot make an ok reading (reading only drops dice): look again
+        if found is not None and (want is None or sum(d.score >= DETECTED for d in found) >= want):
+            reading = read_detected(image, found, want, profile, faces, turns=turns)
+            read = {die.center for die in reading.dice}
+            # a die the coarse look finds half as likely cocked as a tilt is looked at again
+            doubt = any(float(d.probs[0]) >= COCKED / 2 for d in found if d.centre in read)
+            if reading.ok and not doubt:
+                return reading
+    return read_detected(image, detector.detect(image), want, profile, faces, turns=turns)
+
+
 def read_single(
     image: np.ndarray, model: Detector, want: int | None, profile: DiceProfile | None = None
 ) -> Reading:
@@ -488,7 +521,7 @@ def read_dice(
     elif (single := load_single()) is not None:
         return read_single(image, single, want, profile)
     elif (detector := load_detector()) is not None:
-        return read_detected(image, detector.detect(image), want, profile)
+        return read_learned(image, detector, want, profile)
     found, side = locate(image, calibration)
     if side is None:
         return Reading((), False, "no dice found")
