@@ -165,7 +165,7 @@ def _looks(style: RenderStyle, rng: np.random.Generator) -> tuple[_DieLook, ...]
     for i in range(n):
         k = i if style.mixed_colors else 0
         color = style.die_colors[int(colors[k])]
-        pips = pip_colors_for(color, style.pip_colors)
+        pips = pip_colors_for(color, style.pip_colors, style.pip_contrast)
         pip = pips[int(picks[k]) % len(pips)]
         look = _DieLook(
             color, pip, float(sizes[i]), float(brightness[i]), float(tilts[i]), int(sides[i])

@@ -56,6 +56,9 @@ CLASSIC_PIPS = tuple(PIP_COLORS)
 FLOOR_KINDS = ("matte", "wood", "cloth", "felt", "printed", "glossy")
 #: Least difference in grey level between a die and its pips: pips always contrast.
 MIN_PIP_CONTRAST = 90.0
+#: The least a style's ``pip_contrast`` may be: red pips on black dice (52) pass, none on their
+#: own body colour.
+LEAST_PIP_CONTRAST = 40.0
 
 
 class RenderError(ValueError):
@@ -68,8 +71,11 @@ def _grey(color: Color) -> float:
 
 
 @functools.lru_cache(maxsize=64)
-def pip_colors_for(die_color: str, palette: tuple[str, ...] = CLASSIC_PIPS) -> tuple[str, ...]:
-    """Pip colours of ``palette`` that contrast with a die colour (white dice: black or red).
+def pip_colors_for(
+    die_color: str, palette: tuple[str, ...] = CLASSIC_PIPS, least: float = MIN_PIP_CONTRAST
+) -> tuple[str, ...]:
+    """Pip colours of ``palette`` that contrast with a die colour (white dice: black or red)
+    by at least ``least`` grey levels.
 
     When none of the palette contrasts enough, the palette's most contrasting colour.
     """
@@ -79,9 +85,7 @@ def pip_colors_for(die_color: str, palette: tuple[str, ...] = CLASSIC_PIPS) -> t
     if unknown or not palette:
         raise RenderError(f"pip colours {list(palette)!r}: use some of {sorted(ALL_PIP_COLORS)}")
     body = _grey(ALL_DIE_COLORS[die_color])
-    fits = tuple(
-        name for name in palette if abs(_grey(ALL_PIP_COLORS[name]) - body) >= MIN_PIP_CONTRAST
-    )
+    fits = tuple(name for name in palette if abs(_grey(ALL_PIP_COLORS[name]) - body) >= least)
     return fits or (max(palette, key=lambda p: abs(_grey(ALL_PIP_COLORS[p]) - body)),)
 
 
@@ -143,6 +147,9 @@ class RenderStyle:
     engraved: float = 0.0  # chance a die's pips are engraved (a dark rim) rather than painted
     big_one: float = 0.0  # chance a die's 1 is one big pip
     pip_colors: tuple[str, ...] = CLASSIC_PIPS  # the palette a die's pips are drawn from
+    # least grey-level difference between a die and its pips; lower lets pips of a close grey
+    # but another hue through (red pips on black or blue dice, as many real sets have)
+    pip_contrast: float = MIN_PIP_CONTRAST
 
     def __post_init__(self) -> None:
         floors = tuple(_check_color(c) for c in self.floor_colors)
@@ -213,8 +220,13 @@ class RenderStyle:
             raise RenderError(f"style floor_kinds={self.floor_kinds!r}; use some of {FLOOR_KINDS}")
         object.__setattr__(self, "floor_kinds", kinds)
         object.__setattr__(self, "pip_colors", tuple(self.pip_colors))
+        if not LEAST_PIP_CONTRAST <= self.pip_contrast <= MIN_PIP_CONTRAST:
+            raise RenderError(
+                f"style pip_contrast={self.pip_contrast}; use {LEAST_PIP_CONTRAST:.0f}.."
+                f"{MIN_PIP_CONTRAST:.0f} grey levels (pips must still stand out)"
+            )
         for name in self.die_colors:
-            pip_colors_for(name, self.pip_colors)
+            pip_colors_for(name, self.pip_colors, self.pip_contrast)
 
 
 #: A calibrated tower: fixed lighting, matte floor, one set of dice, modest noise.
