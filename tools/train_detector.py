@@ -29,8 +29,19 @@ from training import Item, Schedule
 
 from vision.detect import DETECTOR_FILE, OUTPUTS
 from vision.render import DIE_COLORS, HARD, TOWER, RenderStyle, random_scene
+from vision.render.style import (
+    ALL_DIE_COLORS,
+    ALL_PIP_COLORS,
+    LEAST_PIP_CONTRAST,
+    MIN_PIP_CONTRAST,
+)
 
 FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
+#: The name of ``--finishes``' recipe where its frames are kept (a face-example cache): a new
+#: recipe renders other frames, so it gets a new name. 2: every body and pip colour, metal
+#: dice, and pips of a close grey but another hue, beside the marbled, translucent and
+#: glinting dice of the first.
+FINISHES = "finishes2"
 FLOORS = (
     (70, 92, 52),
     (96, 96, 96),
@@ -47,8 +58,9 @@ FLOORS = (
 def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderStyle:
     """A random style between the tower's and beyond the hard one's.
 
-    ``finishes`` adds marbled and translucent dice and glints (the shipped models were
-    trained without them).
+    ``finishes`` adds marbled, translucent and metal dice and glints, every body and pip
+    colour, and pips of a close grey but another hue such as red on black (``FINISHES``; the
+    shipped models were trained without them).
     """
     base = HARD if rng.random() < 0.5 else TOWER
     colors = tuple(DIE_COLORS)
@@ -77,6 +89,10 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
         marbled=float(rng.uniform(0.0, 0.3)),
         translucent=float(rng.uniform(0.0, 0.2)),
         glints=float(rng.uniform(0.0, 0.4)),
+        die_colors=tuple(ALL_DIE_COLORS),
+        pip_colors=tuple(ALL_PIP_COLORS),
+        pip_contrast=float(rng.choice([MIN_PIP_CONTRAST, LEAST_PIP_CONTRAST])),
+        metallic=float(rng.uniform(0.0, 0.25)),
     )
 
 
@@ -156,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, help="fine-tune this exported model")
     parser.add_argument("--lr", type=float, default=2e-3, help="first learning rate")
     parser.add_argument(
-        "--finishes", action="store_true", help="also render marbled, translucent, glinting dice"
+        "--finishes",
+        action="store_true",
+        help="also render marbled, translucent, glinting and metal dice of every colour",
     )
     parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"

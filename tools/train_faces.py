@@ -90,7 +90,8 @@ def cache_path(cache: Path, n: int, finishes: bool, detector_file: Path) -> Path
     """Where the rendered examples of these frames and a detector (by its file's bytes) are
     kept."""
     key = hashlib.sha256(detector_file.read_bytes()).hexdigest()[:12]
-    return cache / f"faces-{FIRST_SEED}-{n}{'-finishes' if finishes else ''}-{key}.npz"
+    recipe = f"-{train_detector.FINISHES}" if finishes else ""
+    return cache / f"faces-{FIRST_SEED}-{n}{recipe}-{key}.npz"
 
 
 def rendered_examples(n: int, finishes: bool, detector: Detector, cache: Path | None) -> Examples:
@@ -208,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, help="fine-tune this exported model")
     parser.add_argument("--lr", type=float, default=2e-3, help="first learning rate")
     parser.add_argument(
-        "--finishes", action="store_true", help="also render marbled, translucent, glinting dice"
+        "--finishes",
+        action="store_true",
+        help="also render marbled, translucent, glinting and metal dice of every colour",
     )
     parser.add_argument(
         "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"

@@ -4,16 +4,26 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.vision.conftest import load_tool
 from tests.vision.test_render import clean
-from vision.render import HARD, RenderError, random_scene
-from vision.render.style import LEAST_PIP_CONTRAST, MIN_PIP_CONTRAST, pip_colors_for
+from vision.render import DIE_COLORS, HARD, RenderError, random_scene
+from vision.render.style import (
+    ALL_DIE_COLORS,
+    ALL_PIP_COLORS,
+    CLASSIC_PIPS,
+    LEAST_PIP_CONTRAST,
+    MIN_PIP_CONTRAST,
+    pip_colors_for,
+)
 
 train_detector = load_tool("train_detector")
+train_faces = load_tool("train_faces")
 
 
 def test_a_lower_pip_contrast_lets_red_pips_onto_black_dice() -> None:
@@ -40,3 +50,40 @@ def test_the_default_pip_contrast_keeps_every_frame() -> None:
 def test_a_pip_contrast_out_of_range_is_a_clear_error(value: float) -> None:
     with pytest.raises(RenderError, match=f"pip_contrast={value}; use 40..90 grey levels"):
         clean(pip_contrast=value)
+
+
+def test_the_recipe_without_finishes_keeps_its_frames() -> None:
+    for seed in range(20):
+        style = train_detector.rendered_style(np.random.default_rng(seed))
+        assert style.die_colors == tuple(DIE_COLORS) and style.metallic == 0.0
+        assert style.pip_colors == CLASSIC_PIPS and style.pip_contrast == MIN_PIP_CONTRAST
+        assert style.marbled == style.translucent == style.glints == 0.0
+    # the bytes of the recipe's first frames, as rendered before the finishes' second recipe
+    items = train_detector.rendered_items(4, False)
+    digest = hashlib.sha256(b"".join(i.image.tobytes() for i in items)).hexdigest()
+    assert digest.startswith("0b990393d49c6c22")
+
+
+def test_the_finishes_recipe_renders_metal_dice_of_every_colour_and_close_grey_pips() -> None:
+    styles = [train_detector.rendered_style(np.random.default_rng(s), True) for s in range(40)]
+    assert all(s.die_colors == tuple(ALL_DIE_COLORS) for s in styles)
+    assert all(s.pip_colors == tuple(ALL_PIP_COLORS) for s in styles)
+    assert sum(s.metallic > 0 for s in styles) >= 30 and max(s.metallic for s in styles) <= 0.25
+    assert {s.pip_contrast for s in styles} == {MIN_PIP_CONTRAST, LEAST_PIP_CONTRAST}
+    assert all(s.marbled > 0 or s.translucent > 0 or s.glints > 0 for s in styles)
+    metal = dataclasses.replace(styles[0], metallic=1.0, mixed_colors=True)
+    plain = dataclasses.replace(styles[0], metallic=0.0, mixed_colors=True)
+    assert not np.array_equal(
+        random_scene(2, 8, style=metal)[0], random_scene(2, 8, style=plain)[0]
+    )
+    _, truth = random_scene(2, 12, style=dataclasses.replace(metal, pip_contrast=40.0))
+    assert len({d["color"] for d in truth["dice"]}) >= 6
+
+
+def test_the_finishes_recipe_keeps_its_faces_apart_in_the_cache(tmp_path: Path) -> None:
+    detector = tmp_path / "d.onnx"
+    detector.write_bytes(b"model")
+    plain = train_faces.cache_path(tmp_path, 2000, False, detector)
+    finished = train_faces.cache_path(tmp_path, 2000, True, detector)
+    assert plain.name.startswith("faces-800000-2000-") and "finishes" not in plain.name
+    assert f"-{train_detector.FINISHES}-" in finished.name and finished != plain
