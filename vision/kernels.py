@@ -55,3 +55,45 @@ def colour_distance(lab: np.ndarray, body: np.ndarray) -> np.ndarray:
     total += d[:, :, 2]
     out: np.ndarray = np.sqrt(total, out=total)
     return out
+
+
+def mean_of(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``values.mean(axis=axis)`` of a float array without the overhead of its general
+    function: the same sum (``np.add.reduce``), divided by the count in the array's own
+    precision (numpy divides in float64 and rounds to float32, which gives the same bits
+    for a float32 array: a quotient rounded twice this way is rounded once). A numpy
+    scalar for ``axis=None``, as ``mean`` gives."""
+    count = values.size if axis is None else values.shape[axis]
+    total = np.add.reduce(values, axis)
+    out: np.ndarray = total / total.dtype.type(count)
+    return out
+
+
+def median_of(values: np.ndarray, axis: int = 0) -> np.ndarray:
+    """``np.median(values, axis=axis)`` of finite floats without the overhead of its
+    general function: the same partition (the middle values do not depend on which other
+    places it also sorts), then the middle one, or the mean of the middle two (their sum
+    halved, as ``mean`` makes it)."""
+    n = values.shape[axis]
+    if n == 0:  # numpy's own warning and NaN
+        empty: np.ndarray = np.median(values, axis=axis)
+        return empty
+    half = n // 2
+    before = (slice(None),) * (axis % values.ndim)
+    if n % 2:
+        odd: np.ndarray = np.partition(values, half, axis=axis)[(*before, half)]
+        return odd
+    part = np.partition(values, (half - 1, half), axis=axis)
+    middle: np.ndarray = (part[(*before, half - 1)] + part[(*before, half)]) / values.dtype.type(2)
+    return middle
+
+
+def label_peaks(labels: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
+    """The largest of ``values`` on each label 0..count-1 of ``labels`` (a label image of
+    the same shape), as ``values[labels == i].max()`` gives it for every label at once
+    (-inf for a label with no pixel, and for label 0, the background, which is left out)."""
+    flat = labels.ravel()
+    on = np.flatnonzero(flat)
+    peaks = np.full(count, -np.inf, values.dtype)
+    np.maximum.at(peaks, flat[on], values.ravel()[on])
+    return peaks

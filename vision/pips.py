@@ -13,7 +13,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.kernels import body_colour, colour_distance, size_spread, small_median
+from vision.kernels import (
+    body_colour,
+    colour_distance,
+    label_peaks,
+    mean_of,
+    size_spread,
+    small_median,
+)
 from vision.segment import Region, single_die_regions, to_lab
 
 PIP_AREA = (0.006, 0.07)  # pip area as a fraction of the die's area
@@ -72,15 +79,12 @@ def _templates(value: int) -> tuple[np.ndarray, float]:
         rms = float(np.sqrt((base**2).sum(axis=1).mean()))
         cached = (rotated, rms)
         _TEMPLATE_CACHE[value] = cached
-        _TEMPLATE_AXES[value] = (
-            np.ascontiguousarray(rotated[:, None, :, 0]),
-            np.ascontiguousarray(rotated[:, None, :, 1]),
-        )
+        _TEMPLATE_XY[value] = np.ascontiguousarray(rotated.transpose(2, 0, 1)[:, :, None, :])
     return cached
 
 
 _TEMPLATE_CACHE: dict[int, tuple[np.ndarray, float]] = {}
-_TEMPLATE_AXES: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # x and y, (rotations, 1, pips)
+_TEMPLATE_XY: dict[int, np.ndarray] = {}  # x and y, (2, rotations, 1, pips)
 _ONE_PIP_OFFSET = float(np.median(LAYOUT_OFFSETS))  # a lone pip's grid: the typical one
 
 
@@ -106,16 +110,23 @@ def _fit_now(points: np.ndarray, side: float) -> tuple[float, int, float]:
         return 1.0, 0, float(LAYOUT_OFFSETS[0])
     if n == 1:  # one pip fits anywhere; its grid is the typical one
         return 0.0, 0, _ONE_PIP_OFFSET
-    rel = ((points - points.mean(axis=0)) / side).astype(np.float32)
+    rel = (points - mean_of(points, 0)) / side
+    if rel.dtype != np.float32:
+        rel = rel.astype(np.float32)
     _, rms = _templates(n)
-    tx, ty = _TEMPLATE_AXES[n]
-    spread = float(np.sqrt((rel**2).sum(axis=1).mean()))
+    spread = float(np.sqrt(mean_of(np.add.reduce(rel * rel, 1))))
     a = float(min(max(spread / rms, LAYOUT_OFFSETS[0]), LAYOUT_OFFSETS[-1]))
-    # distance of every pip to every template pip, (R, n, n), as _fit_checked computes it
-    dx = rel[:, 0, None] - tx * a
-    dy = rel[:, 1, None] - ty * a
-    d = np.sqrt(dx * dx + dy * dy)
-    err = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
+    # distance of every pip to every template pip, (R, n, n), as _fit_checked computes it:
+    # x and y side by side in one array, (2, R, n, n)
+    delta = rel.T[:, None, :, None] - _TEMPLATE_XY[n] * a
+    np.multiply(delta, delta, out=delta)
+    d = np.sqrt(delta[0] + delta[1])
+    # the larger of the two mean nearest distances; a mean is the sum over the count, and
+    # the larger quotient is the quotient of the larger sum
+    err = np.maximum(
+        np.add.reduce(np.minimum.reduce(d, 2), 1), np.add.reduce(np.minimum.reduce(d, 1), 1)
+    )
+    err /= np.float32(n)
     best = int(err.argmin())
     return float(err[best]), best, a
 
@@ -163,7 +174,7 @@ def _grid_distance(kept: np.ndarray, others: np.ndarray, side: float) -> np.ndar
     """How far each point of ``others`` is from the centre of the face ``kept`` fits, in
     corner offsets along the face's own axes (the face's pips are at most 1 away)."""
     _, r, a = _fit(kept, side)
-    rel = (others.reshape(-1, 2) - kept.mean(axis=0)) / (side * a)
+    rel = (others.reshape(-1, 2) - mean_of(kept, 0)) / (side * a)
     if len(kept) == 1:  # one pip does not show the face's axes
         return np.asarray(np.hypot(rel[:, 0], rel[:, 1]) / np.sqrt(2.0))
     c, s = np.cos(ANGLES[r]), np.sin(ANGLES[r])
@@ -232,9 +243,9 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     clean = len(pips) <= 6 and _fit(points, side)[0] < CLEAN_FIT
     if clean and len(pips) in (3, 5):  # a face's middle pip lies at the centre of the others
-        middle = int(np.argmin(np.hypot(*(points - points.mean(axis=0)).T)))
+        middle = int(np.argmin(np.hypot(*(points - mean_of(points, 0)).T)))
         rest = [k for k in range(len(pips)) if k != middle]
-        off = float(np.hypot(*(points[middle] - points[rest].mean(axis=0)))) / side
+        off = float(np.hypot(*(points[middle] - mean_of(points[rest], 0)))) / side
         # a middle blob larger than the pips is a pip with the lamp's spot on it, pulled
         # toward the spot (a lone spot beside the centre is a blob of its own, no larger)
         areas = small_median([pips[k].area for k in rest])
@@ -384,13 +395,16 @@ def detect_pips(
     near: list[Pip] = []
     # blobs below a noise speck's share of the die are passed over (component 0 is the rest)
     blobs = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] / die_area >= PIP_AREA[0] * 0.4) + 1
+    if not len(blobs):
+        return pips, near
+    peaks = label_peaks(labels, contrast, len(stats)).tolist()  # each blob's strongest pixel
     for i in blobs.tolist():
         x, y, bw, bh, pixels = stats[i].tolist()
         area = float(pixels)
         roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
         frac = area / die_area
         box = (slice(y, y + bh), slice(x, x + bw))
-        strength = float(contrast[box][labels[box] == i].max()) / threshold
+        strength = float(peaks[i]) / threshold
         cx, cy = centroids[i].tolist()
         blob = Pip(
             (cx + 0.5) / zoom - 0.5 + ox, (cy + 0.5) / zoom - 0.5 + oy, area / zoom**2, strength
@@ -532,7 +546,7 @@ def assess(
     areas = np.array([p.area for p in pips])
     spread = size_spread(areas) if len(areas) > 1 else 0.0
     swollen_at, swollen_shift, even_spread = _swollen(points, areas, side)
-    offset = float(np.linalg.norm(points.mean(axis=0) - np.array(centre, np.float32)) / side)
+    offset = float(np.linalg.norm(mean_of(points, 0) - np.array(centre, np.float32)) / side)
     return PipCount(
         value=len(pips),
         pips=tuple((p.x, p.y) for p in pips),
@@ -572,13 +586,13 @@ def _swollen(
     if len(areas) < 3:
         return (float(at[0]), float(at[1])), None, even
     others = np.delete(points, big, axis=0)
-    centre_of_others = others.mean(axis=0)
+    centre_of_others = mean_of(others, 0)
     if len(points) in (3, 5) and np.hypot(*(points[big] - centre_of_others)) < 0.15 * side:
         place = centre_of_others  # a middle pip's place is the centre of the others
     else:
         _, r, a = _fit(points, side)
         rotated, _ = _templates(len(points))
-        template = rotated[r] * a * side + points.mean(axis=0)
+        template = rotated[r] * a * side + mean_of(points, 0)
         place = template[int(np.argmin(np.hypot(*(template - points[big]).T)))]
     shift = (points[big] - place) / side
     return (float(at[0]), float(at[1])), (float(shift[0]), float(shift[1])), even
@@ -592,7 +606,7 @@ def count_pips(frame: np.ndarray, region: Region, side: float) -> PipCount:
 
 def face_centre(points: np.ndarray) -> np.ndarray:
     """Where the face's centre is, from its pips: the centroid (also the middle pip of 1, 3, 5)."""
-    return np.asarray(points.mean(axis=0), np.float32)
+    return np.asarray(mean_of(points, 0), np.float32)
 
 
 def share_pips(

@@ -98,3 +98,62 @@ def test_touching_dice_share_pips_by_the_nearest_centre() -> None:
         for p in pips:
             d = np.hypot(centres[:, 0] - p.x, centres[:, 1] - p.y)
             assert p in groups[int(np.argmin(d))]
+
+
+def _random_floats(rng: np.random.Generator, trial: int) -> np.ndarray:
+    """A float32 or float64 array of 1-3 axes, of any scale, some with ties."""
+    shape = tuple(int(s) for s in rng.integers(1, 9, int(rng.integers(1, 4))))
+    dtype = np.float32 if trial % 2 else np.float64
+    values = rng.normal(0.0, 10.0 ** rng.uniform(-3, 4), shape).astype(dtype)
+    if trial % 5 == 0:
+        values = np.abs(values)
+    if trial % 7 == 0:
+        values = np.round(values)
+    return values
+
+
+def test_mean_equals_numpys_mean() -> None:
+    rng = np.random.default_rng(21)
+    for trial in range(2000):
+        values = _random_floats(rng, trial)
+        for axis in [None, *range(values.ndim)]:
+            expected, got = values.mean(axis=axis), kernels.mean_of(values, axis)
+            assert type(got) is type(expected) and got.dtype == expected.dtype
+            assert np.array_equal(got, expected)
+
+
+def test_median_equals_numpys_median() -> None:
+    rng = np.random.default_rng(22)
+    for trial in range(2000):
+        values = _random_floats(rng, trial)
+        for axis in range(values.ndim):
+            expected, got = np.median(values, axis=axis), kernels.median_of(values, axis)
+            assert type(got) is type(expected) and np.shape(got) == np.shape(expected)
+            assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 9), (53, 49), (120, 160)])
+def test_label_peaks_equal_each_labels_maximum(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(shape[0])
+    for _ in range(20):
+        count = int(rng.integers(1, 12))
+        labels = rng.integers(0, count, shape).astype(np.int32)
+        values = rng.normal(0, 50, shape).astype(np.float32)
+        peaks = kernels.label_peaks(labels, values, count)
+        assert peaks.dtype == values.dtype and peaks.shape == (count,)
+        assert peaks[0] == -np.inf
+        for i in range(1, count):
+            chosen = values[labels == i]
+            assert peaks[i] == (chosen.max() if chosen.size else -np.inf)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_layout_fit_of_rounded_and_float64_points_equals_the_plain_fit(n: int) -> None:
+    """Pixel-exact pips (ties between rotations) and points given as float64."""
+    rng = np.random.default_rng(30 + n)
+    for _ in range(200):
+        side = float(rng.uniform(12, 90))
+        points = np.round(_face_points(n, side, rng))
+        assert pipmod._fit_now(points, side) == pipmod._fit_checked(points, side)
+        wide = points.astype(np.float64) + rng.normal(0, 0.3, points.shape)
+        assert pipmod._fit_now(wide, side) == pipmod._fit_checked(wide, side)
