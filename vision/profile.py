@@ -23,7 +23,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from vision.calibration import Calibration
 from vision.classify import PATCH, load_classifier
 from vision.detect import CROP_EXTENT, die_crop
 from vision.files import write_atomically
+from vision.kernels import median_of
 from vision.reading import Die, Reading, check_frame
 from vision.segment import to_lab
 
@@ -58,11 +59,34 @@ class ProfileError(ValueError):
 
 
 def calibration_id(calibration: Calibration | None) -> str | None:
-    """A fingerprint of a calibration's content (None without one)."""
+    """A fingerprint of a calibration's content (None without one). Every reading with a
+    profile asks for it: the fingerprints of the last few calibrations are kept, by their
+    fields' values (a calibration is frozen), and made afresh for any other."""
     if calibration is None:
         return None
+    key: tuple[object, ...] | None = tuple(
+        getattr(calibration, f.name) for f in fields(calibration) if f.compare
+    )
+    try:
+        known = _CALIBRATION_IDS.get(key)
+    except TypeError:  # a field that cannot be hashed: no shortcut
+        known, key = None, None
+    if known is None:
+        known = _fingerprint(calibration)
+        if key is not None:
+            if len(_CALIBRATION_IDS) >= CALIBRATION_IDS_KEPT:
+                _CALIBRATION_IDS.clear()
+            _CALIBRATION_IDS[key] = known
+    return known
+
+
+def _fingerprint(calibration: Calibration) -> str:
     text = json.dumps(calibration.to_json(), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+_CALIBRATION_IDS: dict[tuple[object, ...] | None, str] = {}
+CALIBRATION_IDS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -200,7 +224,7 @@ def crop_features(crops: Sequence[np.ndarray]) -> np.ndarray:
     strip = np.ascontiguousarray(np.concatenate(list(crops), axis=1))  # one colour conversion
     lab = to_lab(strip).reshape(CROP_PX, n, CROP_PX, 3).transpose(1, 0, 2, 3)
     q = CROP_PX // 4
-    body = np.median(lab[:, q:-q, q:-q].reshape(n, -1, 3), axis=1)
+    body = median_of(lab[:, q:-q, q:-q].reshape(n, -1, 3), 1)
     delta = (lab - body[:, None, None, :]) / 64.0
     dist = np.sqrt((delta**2).sum(axis=3, keepdims=True))
     features = _polar(np.concatenate([dist, delta], axis=3))
@@ -216,7 +240,7 @@ def crop_features(crops: Sequence[np.ndarray]) -> np.ndarray:
     )
     plab = to_lab(small).reshape(PATCH, n, PATCH, 3).transpose(1, 0, 2, 3)
     k = PATCH // 4
-    pbody = np.median(plab[:, k:-k, k:-k].reshape(n, -1, 3), axis=1)
+    pbody = median_of(plab[:, k:-k, k:-k].reshape(n, -1, 3), 1)
     pdist = np.sqrt(((plab - pbody[:, None, None, :]) ** 2).sum(axis=3)).reshape(n, -1)
     top = np.partition(pdist, int(pdist.shape[1] * 0.95), axis=1)[:, int(pdist.shape[1] * 0.95)]
     x = np.clip(pdist / (top[:, None] + 1e-3), 0.0, 1.5).astype(np.float32)

@@ -3,11 +3,14 @@ them as the checked path), on random inputs and on the shapes the reader feeds t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from vision import kernels
+from vision import kernels, profile
 from vision import pips as pipmod
+from vision.calibration import Calibration
 from vision.segment import to_lab, to_lab_checked
 
 
@@ -157,3 +160,19 @@ def test_layout_fit_of_rounded_and_float64_points_equals_the_plain_fit(n: int) -
         assert pipmod._fit_now(points, side) == pipmod._fit_checked(points, side)
         wide = points.astype(np.float64) + rng.normal(0, 0.3, points.shape)
         assert pipmod._fit_now(wide, side) == pipmod._fit_checked(wide, side)
+
+
+def test_calibration_fingerprint_kept_equals_a_fresh_one(tower_calibration: Calibration) -> None:
+    """The fingerprints kept per calibration are the ones made from its file's content, and
+    a calibration differing in any field gets its own."""
+    first = profile.calibration_id(tower_calibration)
+    assert first == profile._fingerprint(tower_calibration)
+    assert profile.calibration_id(tower_calibration) == first
+    others = [
+        replace(tower_calibration, die_side=tower_calibration.die_side + 1.0),
+        replace(tower_calibration, lamp=(0.1, -0.05)),
+        replace(tower_calibration, tray=tower_calibration.tray[1:]),
+    ]
+    for other in others:
+        assert profile.calibration_id(other) == profile._fingerprint(other) != first
+    assert profile.calibration_id(tower_calibration) == first
