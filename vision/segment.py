@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.kernels import median_of
 from vision.split import split_touching
 
 MIN_DIE_PX = 12.0  # smaller dice cannot show countable pips
@@ -86,16 +87,40 @@ MAX_SHADOW_FLOOR = 0.85  # shadows darken a floor more than this
 SHADOW_CHROMA = 14.0  # a change of hue under this is no change of colour
 
 
+BACKGROUNDS_KEPT = 4  # the Lab of the last few backgrounds (a calibration's, read each frame)
+_BACKGROUND_LABS: list[tuple[tuple[int, ...], bytes, np.ndarray]] = []
+
+
+def _background_lab(background: np.ndarray) -> np.ndarray:
+    """``to_lab(background)``, kept for a background seen again (by its shape and bytes:
+    the calibrated empty tray is the background of every frame between two calibrations)."""
+    raw = background.tobytes()
+    for shape, known, lab in _BACKGROUND_LABS:
+        if shape == background.shape and known == raw:
+            return lab
+    lab = to_lab(background)
+    lab.flags.writeable = False
+    _BACKGROUND_LABS.insert(0, (background.shape, raw, lab))
+    del _BACKGROUND_LABS[BACKGROUNDS_KEPT:]
+    return lab
+
+
 def difference(
-    image: np.ndarray, background: np.ndarray, shadow_floor: float = SHADOW_FLOOR
+    image: np.ndarray,
+    background: np.ndarray,
+    shadow_floor: float = SHADOW_FLOOR,
+    *,
+    kept: bool = False,
 ) -> np.ndarray:
     """Per-pixel colour distance between the frame and the background (weighted Lab).
 
     A shadow darkens the background without changing its hue; such pixels count only by
     their hue change, so dice are not merged with their shadows. Dark dice are darker than
     any shadow (lightness under ``shadow_floor`` of the floor's) and still stand out.
+    ``kept``: the background is seen again (a calibration's), its Lab is kept.
     """
-    lab, bg = to_lab(image), to_lab(background)
+    lab = to_lab(image)
+    bg = _background_lab(background) if kept else to_lab(background)
     d = lab - bg
     chroma = np.sqrt(d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
     dist = np.sqrt(d[:, :, 0] ** 2 + chroma**2)
@@ -109,8 +134,8 @@ def difference(
 def foreground_mask(dist: np.ndarray, floor: float, tray: np.ndarray | None) -> np.ndarray:
     """Threshold the difference image at a noise-relative level, fill pip holes."""
     values = (dist[tray > 0] if tray is not None else dist.ravel())[::3]  # plenty for a median
-    med = float(np.median(values))
-    mad = float(np.median(np.abs(values - med))) + 0.5
+    med = float(median_of(values))
+    mad = float(median_of(np.abs(values - med))) + 0.5
     threshold = max(med + 6.0 * mad, floor)
     mask = (dist > threshold).astype(np.uint8) * 255
     if tray is not None:
@@ -179,11 +204,13 @@ def find_blobs(
     scale = working_scale(frame.shape, 120 if background is not None else AUTO_SHORT_SIDE)
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (w // scale, h // scale), interpolation=cv2.INTER_AREA)
-    if background is None or background.shape != small.shape:
+    calibrated = background is not None and background.shape == small.shape
+    if background is None or not calibrated:
         background = background_model(small)
     if tray is not None and tray.shape != small.shape[:2]:
         tray = None
-    mask = foreground_mask(difference(small, background, shadow_floor), floor, tray)
+    dist = difference(small, background, shadow_floor, kept=calibrated)
+    mask = foreground_mask(dist, floor, tray)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     return list(contours), scale, (mask.shape[0], mask.shape[1])
 

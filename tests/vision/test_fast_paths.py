@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision import kernels, profile
+from vision import kernels, profile, segment
 from vision import pips as pipmod
 from vision.calibration import Calibration
 from vision.segment import to_lab, to_lab_checked
@@ -176,3 +176,23 @@ def test_calibration_fingerprint_kept_equals_a_fresh_one(tower_calibration: Cali
     for other in others:
         assert profile.calibration_id(other) == profile._fingerprint(other) != first
     assert profile.calibration_id(tower_calibration) == first
+
+
+def test_background_lab_kept_equals_a_fresh_conversion() -> None:
+    """The Lab kept for a background is its own: one pixel changed is another background."""
+    rng = np.random.default_rng(9)
+    first = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    second = first.copy()
+    second[60, 80] ^= 1
+    third = rng.integers(0, 256, (121, 162, 3), dtype=np.uint8)
+    for background in [first, second, first, third, second, third, first]:
+        assert np.array_equal(segment._background_lab(background), to_lab_checked(background))
+    frame = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    plain_bg, plain = to_lab_checked(first), to_lab_checked(frame)
+    d = plain - plain_bg
+    chroma = np.sqrt(d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
+    shadow = (d[:, :, 0] < 0) & (plain[:, :, 0] > 0.45 * plain_bg[:, :, 0]) & (chroma < 14.0)
+    dist = np.sqrt(d[:, :, 0] ** 2 + chroma**2)
+    expected = np.where(shadow, chroma + 0.15 * np.abs(d[:, :, 0]), dist)
+    for kept in (False, True, True):
+        assert np.array_equal(segment.difference(frame, first, 0.45, kept=kept), expected)
