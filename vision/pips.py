@@ -131,6 +131,50 @@ def _fit_now(points: np.ndarray, side: float) -> tuple[float, int, float]:
     return float(err[best]), best, a
 
 
+def _fits(
+    points: np.ndarray, subsets: list[list[int]], side: float
+) -> list[tuple[float, int, float]]:
+    """:func:`_fit` of ``points[subset]`` for each of ``subsets`` (all of one size): the
+    fits not known yet are made together (:func:`_fits_now`) and kept as :func:`_fit` keeps
+    them."""
+    stack = np.ascontiguousarray(points[np.array(subsets, np.intp)], np.float32)  # k, n, 2
+    keys = [(stack[i].tobytes(), float(side)) for i in range(len(subsets))]
+    found = [_FIT_CACHE.get(key) for key in keys]
+    missing = [i for i, fit in enumerate(found) if fit is None]
+    if missing:
+        made = (
+            _fits_now(stack[missing], side)
+            if 2 <= stack.shape[1] <= 6
+            else [_fit_now(stack[i], side) for i in missing]
+        )
+        if len(_FIT_CACHE) + len(missing) > FIT_CACHE_SIZE:
+            _FIT_CACHE.clear()
+        for i, fit in zip(missing, made, strict=True):
+            _FIT_CACHE[keys[i]] = found[i] = fit
+    return [fit for fit in found if fit is not None]
+
+
+def _fits_now(stack: np.ndarray, side: float) -> list[tuple[float, int, float]]:
+    """:func:`_fit_now` of each ``stack[i]`` ((k, n, 2) float32, 2 <= n <= 6) in one array
+    computation of (k, rotations, n, n), each sum and root as :func:`_fit_now` makes it."""
+    n = stack.shape[1]
+    rel = (stack - mean_of(stack, 1)[:, None, :]) / side
+    _, rms = _templates(n)
+    spreads = np.sqrt(mean_of(np.add.reduce(rel * rel, 2), 1)).tolist()
+    lo, hi = LAYOUT_OFFSETS[0], LAYOUT_OFFSETS[-1]
+    offsets = [float(min(max(spread / rms, lo), hi)) for spread in spreads]
+    scaled = _TEMPLATE_XY[n][:, None] * np.array(offsets, np.float32)[:, None, None, None]
+    delta = rel.transpose(2, 0, 1)[:, :, None, :, None] - scaled  # (2, k, R, n, n)
+    np.multiply(delta, delta, out=delta)
+    d = np.sqrt(delta[0] + delta[1])
+    err = np.maximum(
+        np.add.reduce(np.minimum.reduce(d, 3), 2), np.add.reduce(np.minimum.reduce(d, 2), 2)
+    )
+    err /= np.float32(n)
+    best = err.argmin(axis=1).tolist()
+    return [(float(err[i, b]), int(b), offsets[i]) for i, b in enumerate(best)]
+
+
 def _fit_checked(points: np.ndarray, side: float) -> tuple[float, int, float]:
     """:func:`_fit_now` computed plainly (what the fast path must equal)."""
     n = len(points)
@@ -201,15 +245,16 @@ def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
         return pips, 0
     areas = np.array([p.area for p in pips])
 
-    def cost(subset: list[int]) -> float:
-        """Misfit of a subset: its layout error and the spread of its pip sizes (side-face
-        pips are foreshortened, so smaller than the top face's)."""
-        spread = size_spread(areas[subset])
-        return _fit(points[subset], side)[0] + SIZE_WEIGHT * spread
-
     keep = list(range(len(pips)))
     while len(keep) > 2 and (len(keep) > 6 or _fit(points[keep], side)[0] >= GOOD_FIT):
-        costs = [cost(keep[:i] + keep[i + 1 :]) for i in range(len(keep))]
+        # the misfit of each subset without one pip: its layout error and the spread of its
+        # pip sizes (side-face pips are foreshortened, so smaller than the top face's)
+        subsets = [keep[:i] + keep[i + 1 :] for i in range(len(keep))]
+        fits = _fits(points, subsets, side)
+        costs = [
+            fit[0] + SIZE_WEIGHT * size_spread(areas[subset])
+            for fit, subset in zip(fits, subsets, strict=True)
+        ]
         keep.pop(int(np.argmin(costs)))
     dropped = [i for i in range(len(pips)) if i not in keep]
     if _fit(points[keep], side)[0] >= GOOD_FIT or not _off_grid(
@@ -299,9 +344,11 @@ def _crop(
 
 
 def _threshold(inside: np.ndarray) -> float:
-    """Pip threshold: just under half the strongest contrast on the face (the pips')."""
-    top = float(np.partition(inside, int(len(inside) * 0.99))[int(len(inside) * 0.99)])
-    return max(0.45 * top, 30.0)
+    """Pip threshold: just under half the strongest contrast on the face (the pips').
+    ``inside`` is a copy the threshold may reorder."""
+    k = int(len(inside) * 0.99)
+    inside.partition(k)
+    return max(0.45 * float(inside[k]), 30.0)
 
 
 ZOOM_BELOW = 36.0  # dice smaller than this (pixels) are enlarged before their pips are sought
@@ -388,7 +435,8 @@ def detect_pips(
     body = body_colour(lab, on_body[::2])  # every other pixel is plenty
     contrast = colour_distance(lab, body)
     threshold = _threshold(contrast.ravel()[on_body])
-    pip_mask = ((contrast > threshold) & (inner > 0)).astype(np.uint8)
+    above = contrast > threshold
+    pip_mask = np.logical_and(above, inner, out=above).view(np.uint8)  # 1 on the face's pips
     _, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
     die_area = (side * zoom) ** 2
     pips: list[Pip] = []
@@ -546,7 +594,8 @@ def assess(
     areas = np.array([p.area for p in pips])
     spread = size_spread(areas) if len(areas) > 1 else 0.0
     swollen_at, swollen_shift, even_spread = _swollen(points, areas, side)
-    offset = float(np.linalg.norm(mean_of(points, 0) - np.array(centre, np.float32)) / side)
+    gap = mean_of(points, 0) - np.array(centre, np.float32)
+    offset = float(np.sqrt(gap.dot(gap)) / side)  # np.linalg.norm's own sum and root
     return PipCount(
         value=len(pips),
         pips=tuple((p.x, p.y) for p in pips),
@@ -576,10 +625,11 @@ def _swollen(
     the others' size spread; (None, None, 0.0) when no pip is that much larger."""
     if not 2 <= len(areas) <= 6:
         return None, None, 0.0
-    big = int(np.argmax(areas))
-    rest = np.delete(areas, big)
-    if areas[big] < SWOLLEN * small_median(rest.tolist()):
+    listed = areas.tolist()
+    big = max(range(len(listed)), key=listed.__getitem__)  # the first largest, as argmax
+    if listed[big] < SWOLLEN * small_median(listed[:big] + listed[big + 1 :]):
         return None, None, 0.0
+    rest = np.delete(areas, big)
     middle = face_centre(points)
     at = (points[big] - middle) / side
     even = size_spread(rest)

@@ -196,3 +196,54 @@ def test_background_lab_kept_equals_a_fresh_conversion() -> None:
     expected = np.where(shadow, chroma + 0.15 * np.abs(d[:, :, 0]), dist)
     for kept in (False, True, True):
         assert np.array_equal(segment.difference(frame, first, 0.45, kept=kept), expected)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7])
+def test_layout_fits_of_many_subsets_equal_one_fit_each(n: int) -> None:
+    """The fits made together for a pip's possible side faces, as each alone."""
+    rng = np.random.default_rng(40 + n)
+    for trial in range(150):
+        side = float(rng.uniform(12, 90))
+        count = n + 1
+        points = (rng.normal(0, 0.25 * side, (count, 2)) + rng.uniform(0, 600, 2)).astype(
+            np.float32
+        )
+        if trial % 3 == 0 and count <= 6:
+            points = _face_points(count, side, rng)
+        if trial % 5 == 0:
+            points = np.round(points)
+        subsets = [[j for j in range(count) if j != i] for i in range(count)]
+        if n <= 6:
+            stack = np.ascontiguousarray(points[np.array(subsets)])
+            assert pipmod._fits_now(stack, side) == [pipmod._fit_now(s, side) for s in stack]
+        pipmod._FIT_CACHE.clear()
+        expected = [pipmod._fit_checked(points[s], side) for s in subsets]
+        assert pipmod._fits(points, subsets, side) == expected
+        assert pipmod._fits(points, subsets, side) == expected  # now from the kept fits
+
+
+def _swollen_plain(
+    points: np.ndarray, areas: np.ndarray, side: float
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None, float] | None:
+    """Whether :func:`pips._swollen` finds no swollen pip, as numpy's argmax, delete and
+    median decide it (None: it finds one, and goes on)."""
+    if not 2 <= len(areas) <= 6:
+        return None, None, 0.0
+    big = int(np.argmax(areas))
+    if areas[big] < pipmod.SWOLLEN * float(np.median(np.delete(areas, big))):
+        return None, None, 0.0
+    return None
+
+
+def test_swollen_pip_is_found_as_numpy_finds_it() -> None:
+    rng = np.random.default_rng(50)
+    for trial in range(2000):
+        n = int(rng.integers(1, 8))
+        areas = rng.choice([20.0, 21.0, 30.0, 40.0], n) if trial % 2 else rng.uniform(5, 60, n)
+        points = _face_points(n, 40.0, rng) if n <= 6 else rng.uniform(0, 99, (n, 2))
+        plain = _swollen_plain(points.astype(np.float32), areas, 40.0)
+        got = pipmod._swollen(points.astype(np.float32), areas, 40.0)
+        if plain is not None:
+            assert got == plain
+        else:
+            assert got[0] is not None
