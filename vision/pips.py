@@ -398,8 +398,29 @@ def face_crop(frame: np.ndarray, contour: np.ndarray, side: float) -> FaceCrop:
     zoom = _zoom(side)
     if zoom > 1:  # small dice: pips a few pixels wide, closer than the blur to each other
         crop, mask, inner = _enlarge(zoom, crop, mask, inner)
-    lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
-    return FaceCrop(lab, mask, inner, (ox, oy), zoom, unzoomed)
+    return FaceCrop(_inner_lab(crop, inner), mask, inner, (ox, oy), zoom, unzoomed)
+
+
+def _inner_lab(crop: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """The crop's weighted Lab, blurred (3 x 3), where the pips are sought: inside the
+    bounding box of ``inner`` (every pixel the pip search reads), as the crop's whole Lab
+    (:func:`_crop_lab_checked`) has it there; 0 beyond, where it is never read."""
+    x, y, w, h = cv2.boundingRect(inner)
+    ch, cw = crop.shape[:2]
+    if w * h == 0 or w * h * 4 > cw * ch * 3:  # no inner part, or most of the crop
+        return _crop_lab_checked(crop)
+    # the blur of a pixel reads its 8 neighbours: blur one pixel beyond the box
+    x0, y0, x1, y1 = max(0, x - 1), max(0, y - 1), min(cw, x + w + 1), min(ch, y + h + 1)
+    blurred = cv2.GaussianBlur(crop[y0:y1, x0:x1], (3, 3), 0)
+    lab = np.zeros((ch, cw, 3), np.float32)
+    lab[y : y + h, x : x + w] = to_lab(blurred[y - y0 : y - y0 + h, x - x0 : x - x0 + w])
+    return lab
+
+
+def _crop_lab_checked(crop: np.ndarray) -> np.ndarray:
+    """The whole crop's weighted Lab, blurred (3 x 3): what :func:`_inner_lab` must equal
+    inside its box."""
+    return to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
 
 
 def detect_pips(

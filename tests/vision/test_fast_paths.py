@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -247,3 +248,55 @@ def test_swollen_pip_is_found_as_numpy_finds_it() -> None:
             assert got == plain
         else:
             assert got[0] is not None
+
+
+def test_inner_lab_equals_the_whole_crops_lab_inside_its_box() -> None:
+    rng = np.random.default_rng(70)
+    for trial in range(400):
+        h, w = int(rng.integers(3, 120)), int(rng.integers(3, 120))
+        frame = rng.integers(0, 256, (h + 6, w + 6, 3), dtype=np.uint8)
+        if trial % 2:
+            frame = cv2.GaussianBlur(frame, (0, 0), 2)
+        crop = frame[2 : 2 + h, 3 : 3 + w]  # a view, as crops of a frame are
+        inner = np.zeros((h, w), np.uint8)
+        x0, y0 = int(rng.integers(0, w)), int(rng.integers(0, h))
+        inner[y0 : int(rng.integers(y0, h + 1)), x0 : int(rng.integers(x0, w + 1))] = 255
+        x, y, bw, bh = cv2.boundingRect(inner)
+        box = (slice(y, y + bh), slice(x, x + bw))
+        got, expected = pipmod._inner_lab(crop, inner), pipmod._crop_lab_checked(crop)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        assert np.array_equal(got[box], expected[box])
+
+
+def _drawn_die(rng: np.random.Generator, side: float) -> tuple[np.ndarray, np.ndarray]:
+    """A frame with one die (a turned square of a random body colour with round pips of
+    another) on a random floor, and the die's outline."""
+    floor = rng.integers(0, 256, 3).tolist()
+    frame = np.full((160, 160, 3), floor, np.uint8)
+    frame = cv2.add(frame, rng.integers(0, 12, frame.shape, dtype=np.uint8))
+    centre, turn = (80.0 + rng.uniform(-5, 5), 80.0 + rng.uniform(-5, 5)), rng.uniform(0, 90)
+    outline = np.round(cv2.boxPoints((centre, (side, side), turn))).astype(np.int32)
+    cv2.fillPoly(frame, [outline], rng.integers(0, 256, 3).tolist())
+    rotated, _ = pipmod._templates(int(rng.integers(1, 7)))
+    for x, y in rotated[int(rng.integers(len(rotated)))] * 0.27 * side + centre:
+        cv2.circle(frame, (round(x), round(y)), max(1, round(0.09 * side)), (20, 20, 20), -1)
+    return cv2.GaussianBlur(frame, (3, 3), 0), outline.reshape(-1, 1, 2)
+
+
+def test_pips_found_on_the_inner_lab_equal_those_on_the_whole_crops_lab() -> None:
+    rng = np.random.default_rng(71)
+    found = 0
+    for _ in range(120):
+        side = float(rng.uniform(20, 70))
+        frame, outline = _drawn_die(rng, side)
+        fast = pipmod.face_crop(frame, outline, side)
+        x, y = fast.origin
+        h, w = fast.mask.shape[:2]
+        crop = frame[y : y + h // fast.zoom, x : x + w // fast.zoom]
+        if fast.zoom > 1:
+            (crop,) = pipmod._enlarge(fast.zoom, crop)
+        plain = replace(fast, lab=pipmod._crop_lab_checked(crop))
+        pips = pipmod.detect_pips(frame, outline, side, prepared=fast)
+        assert pips == pipmod.detect_pips(frame, outline, side, prepared=plain)
+        found += bool(pips[0])
+    assert found > 100  # the drawn dice show their pips
