@@ -23,14 +23,21 @@ def _cores(mask: np.ndarray, side: float, k: int) -> np.ndarray:
     if n - 1 == 0:
         return np.zeros(mask.shape, np.int32)
     shares = _shares(areas, k)
-    markers = np.zeros(mask.shape, np.int32)
+    # a core standing for one die keeps its pixels under its new label (one look-up for all
+    # of them); a core standing for several is divided by k-means, in the same order
+    lut = np.zeros(n, np.int32)
+    divided: list[tuple[int, int, int]] = []  # component, share, first label
     next_label = 1
     for i, share in enumerate(shares, start=1):
-        ys, xs = np.nonzero(labels == i)
-        if share <= 1 or len(xs) < share * 2:
-            markers[ys, xs] = next_label
+        if share <= 1 or int(stats[i, cv2.CC_STAT_AREA]) < share * 2:
+            lut[i] = next_label
             next_label += 1
-            continue
+        else:
+            divided.append((i, share, next_label))
+            next_label += share
+    markers: np.ndarray = lut[labels]
+    for i, share, first in divided:
+        ys, xs = np.nonzero(labels == i)
         points = np.column_stack([xs, ys]).astype(np.float32)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
         cv2.setRNGSeed(1)
@@ -39,8 +46,7 @@ def _cores(mask: np.ndarray, side: float, k: int) -> np.ndarray:
         )
         for j in range(share):
             sel = parts.ravel() == j
-            markers[ys[sel], xs[sel]] = next_label
-            next_label += 1
+            markers[ys[sel], xs[sel]] = first + j
     return markers
 
 
@@ -81,14 +87,14 @@ def split_touching(frame: np.ndarray, contour: np.ndarray, k: int, side: float) 
     # each pixel of the blob goes to the nearest core: touching dice of one size meet halfway
     reach = np.stack(
         [
-            cv2.distanceTransform((markers != label).astype(np.uint8), cv2.DIST_L2, 3)
+            cv2.distanceTransform((markers != label).view(np.uint8), cv2.DIST_L2, 3)
             for label in range(1, count + 1)
         ]
     )
     owner = _settle(np.argmin(reach, axis=0), mask, count) + 1
     parts = []
     for label in range(1, count + 1):
-        part = ((owner == label) & (mask > 0)).astype(np.uint8) * 255
+        part = (owner == label).view(np.uint8)  # owners are 0 beyond the blob
         found, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if found:
             best = max(found, key=cv2.contourArea)

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import kernels, profile, segment
+from vision import kernels, profile, segment, split
 from vision import pips as pipmod
 from vision.calibration import Calibration
 from vision.segment import to_lab, to_lab_checked
@@ -248,6 +248,58 @@ def test_swollen_pip_is_found_as_numpy_finds_it() -> None:
             assert got == plain
         else:
             assert got[0] is not None
+
+
+def _cores_plain(mask: np.ndarray, side: float, k: int) -> np.ndarray:
+    """:func:`vision.split._cores` written plainly: each core's pixels found and labelled
+    one core after another."""
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    core = (dist > split.CORE * side).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    if n - 1 == 0:
+        return np.zeros(mask.shape, np.int32)
+    shares = split._shares(stats[1:, cv2.CC_STAT_AREA].astype(np.float64), k)
+    markers = np.zeros(mask.shape, np.int32)
+    next_label = 1
+    for i, share in enumerate(shares, start=1):
+        ys, xs = np.nonzero(labels == i)
+        if share <= 1 or len(xs) < share * 2:
+            markers[ys, xs] = next_label
+            next_label += 1
+            continue
+        points = np.column_stack([xs, ys]).astype(np.float32)
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+        cv2.setRNGSeed(1)
+        _, parts, _ = cv2.kmeans(points, share, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
+        for j in range(share):
+            sel = parts.ravel() == j
+            markers[ys[sel], xs[sel]] = next_label
+            next_label += 1
+    return markers
+
+
+def test_touching_dice_cores_equal_the_plain_labelling() -> None:
+    """Blobs of two to four touching squares (some run together edge to edge)."""
+    rng = np.random.default_rng(60)
+    for _ in range(150):
+        side = float(rng.uniform(14, 50))
+        mask = np.zeros((200, 200), np.uint8)
+        k = int(rng.integers(2, 5))
+        x, y = 40.0, 60.0
+        for _ in range(k):
+            box = cv2.boxPoints(((x, y), (side, side), float(rng.uniform(0, 90))))
+            cv2.fillPoly(mask, [np.round(box).astype(np.int32)], 255)
+            x += side * float(rng.uniform(0.8, 1.1))
+            y += side * float(rng.uniform(-0.3, 0.3))
+        expected = _cores_plain(mask, side, k)
+        got = split._cores(mask, side, k)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+        contour = max(
+            cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0],
+            key=cv2.contourArea,
+        )
+        for part in split.split_touching(np.zeros((200, 200, 3), np.uint8), contour, k, side):
+            assert part.dtype == np.int32 and len(part) >= 3
 
 
 def test_inner_lab_equals_the_whole_crops_lab_inside_its_box() -> None:
