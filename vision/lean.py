@@ -21,8 +21,9 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.found import Found
+from vision.kernels import median_of
 from vision.pips import PipCount, confidence, face_centre, face_turn
-from vision.segment import Region, difference
+from vision.segment import Region, difference, weighted_lab
 
 EDGE_MARGIN = 0.06  # beyond the face's square by more than this many sides is a side face
 REACH = 0.25  # only pixels within this many sides of the die's (working-scale) region count
@@ -49,14 +50,33 @@ def full_background(calibration: Calibration) -> np.ndarray:
     return cached
 
 
+def full_background_lab(calibration: Calibration) -> np.ndarray:
+    """The 8-bit Lab of :func:`full_background` (kept with the calibration): the colour
+    conversion is made pixel by pixel, so a crop of it is the conversion of the crop."""
+    cached = calibration._cache.get("full_background_lab")
+    if cached is None:
+        cached = cv2.cvtColor(full_background(calibration), cv2.COLOR_BGR2LAB)
+        calibration._cache["full_background_lab"] = cached
+    return cached
+
+
 def _face_axes(count: PipCount, region: Region, side: float) -> tuple[np.ndarray, float]:
     """Where the top face's square lies: its centre (the pips') and its turn in radians (the
     pips' layout; the region's for a single pip, which shows no axes)."""
+    return _face_middle(count, region), _face_turn(count, region, side)
+
+
+def _face_middle(count: PipCount, region: Region) -> np.ndarray:
+    """The centre of :func:`_face_axes`."""
     pips = np.array(count.pips, np.float32)
-    centre = face_centre(pips) if len(pips) else np.array(region.center, np.float32)
-    if len(pips) >= 2:
-        return centre, face_turn(pips, side)
-    return centre, math.radians(cv2.minAreaRect(region.contour)[2])
+    return face_centre(pips) if len(pips) else np.array(region.center, np.float32)
+
+
+def _face_turn(count: PipCount, region: Region, side: float) -> float:
+    """The turn of :func:`_face_axes`."""
+    if len(count.pips) >= 2:
+        return face_turn(np.array(count.pips, np.float32), side)
+    return math.radians(cv2.minAreaRect(region.contour)[2])
 
 
 def side_excess(
@@ -82,36 +102,47 @@ def side_excess(
     if x1 - x0 < 3 or y1 - y0 < 3:
         return 0.0
     crop = frame[y0:y1, x0:x1]
-    dist = difference(crop, full_background(calibration)[y0:y1, x0:x1], calibration.shadows)
+    dist = difference(
+        crop,
+        full_background(calibration)[y0:y1, x0:x1],
+        calibration.shadows,
+        background_lab=weighted_lab(full_background_lab(calibration)[y0:y1, x0:x1]),
+    )
     inside = np.zeros(dist.shape, np.uint8)
     cv2.drawContours(inside, [region.contour - np.array([x0, y0], np.int32)], -1, 1, cv2.FILLED)
     near = cv2.dilate(inside, np.ones((3, 3), np.uint8), iterations=max(1, round(REACH * side)))
     floor = dist[near == 0]
     if floor.size > 50:
-        med = float(np.median(floor))
-        spread = float(np.median(np.abs(floor - med))) + 0.5
+        med = float(median_of(floor))
+        spread = float(median_of(np.abs(floor - med))) + 0.5
         level = max(med + NOISE_MADS * spread, LEAST_DIFFERENCE)
     else:
         level = LEAST_DIFFERENCE
-    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    # the pixels' positions as a row and a column: every sum over them broadcasts to the
+    # crop, pixel by pixel as over a full grid of positions
+    xs = np.arange(x0, x1).astype(np.float32)[None, :]
+    ys = np.arange(y0, y1).astype(np.float32)[:, None]
     centre, turn = _face_axes(count, region, side)
     mine = (xs - centre[0]) ** 2 + (ys - centre[1]) ** 2
     stands_out = ((dist > level) & (near > 0)).astype(np.uint8)
-    _, parts = cv2.connectedComponents(stands_out)
+    labels, parts = cv2.connectedComponents(stands_out)
     core = (mine < (0.3 * side) ** 2) & (stands_out > 0)
-    die = np.isin(parts, np.unique(parts[core])) & (stands_out > 0)  # the die's own parts
+    own = np.zeros(labels, bool)  # the die's own parts: those reaching its core
+    own[parts[core]] = True
+    die = own[parts] & (stands_out > 0)
     u, v = _face_coordinates(xs, ys, centre, turn)
-    reach = np.maximum(np.abs(u), np.abs(v))
+    along_u, along_v = np.abs(u), np.abs(v)
+    reach = np.maximum(along_u, along_v)
     edge = (0.5 + EDGE_MARGIN) * side
     beyond = die & (reach > edge)
     for other, counted in others:
-        at, its_turn = _face_axes(counted, other, side)
+        at = _face_middle(counted, other)
         if math.hypot(at[0] - centre[0], at[1] - centre[1]) < 2 * side:
-            ou, ov = _face_coordinates(xs, ys, at, its_turn)
+            ou, ov = _face_coordinates(xs, ys, at, _face_turn(counted, other, side))
             theirs = np.maximum(np.abs(ou), np.abs(ov))
             beyond &= (theirs > edge) & (reach <= theirs)
     # a side face lies beside one edge of the top face; a shadow or blur rims two or more
-    across = np.abs(u) >= np.abs(v)
+    across = along_u >= along_v
     edges = (across & (u > 0), across & (u < 0), ~across & (v > 0), ~across & (v < 0))
     return max(float(np.count_nonzero(beyond & e)) for e in edges) / side**2
 

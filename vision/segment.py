@@ -71,7 +71,12 @@ def to_lab(image: np.ndarray) -> np.ndarray:
 
     One look-up per channel after the colour conversion, equal to :func:`to_lab_checked`.
     """
-    return cv2.LUT(cv2.cvtColor(image, cv2.COLOR_BGR2LAB), _LAB_TABLE)
+    return weighted_lab(cv2.cvtColor(image, cv2.COLOR_BGR2LAB))
+
+
+def weighted_lab(lab: np.ndarray) -> np.ndarray:
+    """:func:`to_lab` of an image whose 8-bit Lab ``lab`` is made already."""
+    return cv2.LUT(lab, _LAB_TABLE)
 
 
 def background_model(small: np.ndarray) -> np.ndarray:
@@ -111,16 +116,21 @@ def difference(
     shadow_floor: float = SHADOW_FLOOR,
     *,
     kept: bool = False,
+    background_lab: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per-pixel colour distance between the frame and the background (weighted Lab).
 
     A shadow darkens the background without changing its hue; such pixels count only by
     their hue change, so dice are not merged with their shadows. Dark dice are darker than
     any shadow (lightness under ``shadow_floor`` of the floor's) and still stand out.
-    ``kept``: the background is seen again (a calibration's), its Lab is kept.
+    ``kept``: the background is seen again (a calibration's), its Lab is kept;
+    ``background_lab``: its :func:`to_lab`, made already.
     """
     lab = to_lab(image)
-    bg = _background_lab(background) if kept else to_lab(background)
+    if background_lab is not None:
+        bg = background_lab
+    else:
+        bg = _background_lab(background) if kept else to_lab(background)
     d = lab - bg
     chroma = np.sqrt(d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
     dist = np.sqrt(d[:, :, 0] ** 2 + chroma**2)

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import kernels, profile, segment, split
+from vision import kernels, lean, profile, segment, split
 from vision import pips as pipmod
 from vision.calibration import Calibration
 from vision.segment import to_lab, to_lab_checked
@@ -352,3 +352,25 @@ def test_pips_found_on_the_inner_lab_equal_those_on_the_whole_crops_lab() -> Non
         assert pips == pipmod.detect_pips(frame, outline, side, prepared=plain)
         found += bool(pips[0])
     assert found > 100  # the drawn dice show their pips
+
+
+def test_a_crop_of_the_full_backgrounds_lab_is_the_lab_of_the_crop(
+    tower_calibration: Calibration,
+) -> None:
+    """The side-face check converts the full-size empty tray once and crops the result."""
+    full = lean.full_background(tower_calibration)
+    whole = lean.full_background_lab(tower_calibration)
+    rng = np.random.default_rng(80)
+    h, w = full.shape[:2]
+    frame = rng.integers(0, 256, full.shape, dtype=np.uint8)
+    for _ in range(30):
+        x0, y0 = int(rng.integers(0, w - 3)), int(rng.integers(0, h - 3))
+        x1, y1 = int(rng.integers(x0 + 3, w + 1)), int(rng.integers(y0 + 3, h + 1))
+        crop = full[y0:y1, x0:x1]
+        lab = segment.weighted_lab(whole[y0:y1, x0:x1])
+        assert np.array_equal(lab, to_lab_checked(crop))
+        image = frame[y0:y1, x0:x1]
+        assert np.array_equal(
+            segment.difference(image, crop, 0.45, background_lab=lab),
+            segment.difference(image, crop, 0.45),
+        )
