@@ -388,6 +388,8 @@ class FaceCrop:
     origin: tuple[int, int]
     zoom: int
     inner_unzoomed: np.ndarray  # the inner mask before the enlargement
+    reads: tuple[slice, slice] = (slice(None), slice(None))  # where the pip search reads
+    # ``lab`` (a box around ``inner``): it holds the crop's colours there
 
 
 def face_crop(frame: np.ndarray, contour: np.ndarray, side: float) -> FaceCrop:
@@ -398,23 +400,25 @@ def face_crop(frame: np.ndarray, contour: np.ndarray, side: float) -> FaceCrop:
     zoom = _zoom(side)
     if zoom > 1:  # small dice: pips a few pixels wide, closer than the blur to each other
         crop, mask, inner = _enlarge(zoom, crop, mask, inner)
-    return FaceCrop(_inner_lab(crop, inner), mask, inner, (ox, oy), zoom, unzoomed)
+    lab, reads = _inner_lab(crop, inner)
+    return FaceCrop(lab, mask, inner, (ox, oy), zoom, unzoomed, reads)
 
 
-def _inner_lab(crop: np.ndarray, inner: np.ndarray) -> np.ndarray:
+def _inner_lab(crop: np.ndarray, inner: np.ndarray) -> tuple[np.ndarray, tuple[slice, slice]]:
     """The crop's weighted Lab, blurred (3 x 3), where the pips are sought: inside the
     bounding box of ``inner`` (every pixel the pip search reads), as the crop's whole Lab
-    (:func:`_crop_lab_checked`) has it there; 0 beyond, where it is never read."""
+    (:func:`_crop_lab_checked`) has it there; 0 beyond, where it is never read. Also the
+    box, as the rows and columns it spans."""
     x, y, w, h = cv2.boundingRect(inner)
     ch, cw = crop.shape[:2]
     if w * h == 0 or w * h * 4 > cw * ch * 3:  # no inner part, or most of the crop
-        return _crop_lab_checked(crop)
+        return _crop_lab_checked(crop), (slice(None), slice(None))
     # the blur of a pixel reads its 8 neighbours: blur one pixel beyond the box
     x0, y0, x1, y1 = max(0, x - 1), max(0, y - 1), min(cw, x + w + 1), min(ch, y + h + 1)
     blurred = cv2.GaussianBlur(crop[y0:y1, x0:x1], (3, 3), 0)
     lab = np.zeros((ch, cw, 3), np.float32)
     lab[y : y + h, x : x + w] = to_lab(blurred[y - y0 : y - y0 + h, x - x0 : x - x0 + w])
-    return lab
+    return lab, (slice(y, y + h), slice(x, x + w))
 
 
 def _crop_lab_checked(crop: np.ndarray) -> np.ndarray:
@@ -454,7 +458,8 @@ def detect_pips(
         body_mask = inner
     on_body = np.flatnonzero(body_mask)  # the body's pixels, in the order a mask selects them
     body = body_colour(lab, on_body[::2])  # every other pixel is plenty
-    contrast = colour_distance(lab, body)
+    contrast = np.zeros(lab.shape[:2], np.float32)  # the colour distance where it is read
+    contrast[fc.reads] = colour_distance(lab[fc.reads], body)
     threshold = _threshold(contrast.ravel()[on_body])
     above = contrast > threshold
     pip_mask = np.logical_and(above, inner, out=above).view(np.uint8)  # 1 on the face's pips

@@ -315,9 +315,13 @@ def test_inner_lab_equals_the_whole_crops_lab_inside_its_box() -> None:
         inner[y0 : int(rng.integers(y0, h + 1)), x0 : int(rng.integers(x0, w + 1))] = 255
         x, y, bw, bh = cv2.boundingRect(inner)
         box = (slice(y, y + bh), slice(x, x + bw))
-        got, expected = pipmod._inner_lab(crop, inner), pipmod._crop_lab_checked(crop)
+        (got, reads), expected = pipmod._inner_lab(crop, inner), pipmod._crop_lab_checked(crop)
         assert got.dtype == expected.dtype and got.shape == expected.shape
         assert np.array_equal(got[box], expected[box])
+        assert np.array_equal(got[reads], expected[reads])
+        covered = np.zeros_like(inner)
+        covered[reads] = 1
+        assert not np.any((inner > 0) & (covered == 0))  # the box holds every inner pixel
 
 
 def _drawn_die(rng: np.random.Generator, side: float) -> tuple[np.ndarray, np.ndarray]:
@@ -347,7 +351,7 @@ def test_pips_found_on_the_inner_lab_equal_those_on_the_whole_crops_lab() -> Non
         crop = frame[y : y + h // fast.zoom, x : x + w // fast.zoom]
         if fast.zoom > 1:
             (crop,) = pipmod._enlarge(fast.zoom, crop)
-        plain = replace(fast, lab=pipmod._crop_lab_checked(crop))
+        plain = replace(fast, lab=pipmod._crop_lab_checked(crop), reads=(slice(None), slice(None)))
         pips = pipmod.detect_pips(frame, outline, side, prepared=fast)
         assert pips == pipmod.detect_pips(frame, outline, side, prepared=plain)
         found += bool(pips[0])
