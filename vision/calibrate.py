@@ -60,20 +60,20 @@ def calibrate(
     s = working_scale(empty.shape)
     small = cv2.resize(empty, (w // s, h // s), interpolation=cv2.INTER_AREA)
     outline = find_tray(small)
-    tray_found = outline is not None
-    if outline is None:
-        outline = np.array([[0, 0], [w // s - 1, 0], [w // s - 1, h // s - 1], [0, h // s - 1]])
-    tray = tuple((int(x * s), int(y * s)) for x, y in outline)
+    whole = np.array([[0, 0], [w // s - 1, 0], [w // s - 1, h // s - 1], [0, h // s - 1]])
     ok_png, png = cv2.imencode(".png", small)
     if not ok_png:
         raise CalibrationError("the empty tray frame could not be encoded")
-    draft = Calibration((w, h), tray, png.tobytes(), die_side=16.0, pip_contrast=0.0)
+    draft = Calibration((w, h), _full(whole, s), png.tobytes(), die_side=16.0, pip_contrast=0.0)
     blobs, scale, _ = find_blobs(dice, background=draft.background, tray=draft.tray_mask)
     side = learn_die_side(dice, blobs, scale)
     if side is None:
         raise CalibrationError(
             "no dice found in the dice frame; put the dice flat in the tray, pips up, and retry"
         )
+    # the watched region reaches a die beyond the floor: a camera close above sees the top
+    # of a die by a wall outside the floor's outline, as perspective pushes it outwards
+    tray = _full(whole if outline is None else grown(outline, side / s, small.shape[:2]), s)
     sized = Calibration((w, h), tray, png.tobytes(), die_side=side, pip_contrast=0.0)
     floor = shadow_floor(dice, sized)
     if floor is not None:
@@ -91,7 +91,24 @@ def calibrate(
     if excess is not None:
         cal = replace(cal, flat_excess=excess)
     reading = read_dice(dice, cal, expected=expected)
-    return cal, _report(cal, tray_found, reading, expected)
+    area = float(small.shape[0] * small.shape[1])
+    share = None if outline is None else cv2.contourArea(outline.astype(np.float32)) / area
+    return cal, _report(cal, share, reading, expected)
+
+
+def _full(outline: np.ndarray, s: int) -> tuple[tuple[int, int], ...]:
+    """A working-scale outline in the frame's pixels."""
+    return tuple((int(x * s), int(y * s)) for x, y in outline)
+
+
+def grown(outline: np.ndarray, by: float, shape: tuple[int, int]) -> np.ndarray:
+    """The convex outline ``by`` pixels wider all round, kept inside a frame of ``shape``."""
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [outline.astype(np.int32)], 255)
+    r = max(1, round(by))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    found, _ = cv2.findContours(cv2.dilate(mask, disc), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return cv2.convexHull(max(found, key=cv2.contourArea)).reshape(-1, 2)
 
 
 SHADOW_LIKE = 0.5  # share of a die's middle that darkens the floor without a change of hue
@@ -199,14 +216,16 @@ def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:
     return float(np.median(values)) if values else 0.0
 
 
-def _report(cal: Calibration, tray_found: bool, reading: Any, expected: int) -> dict[str, Any]:
-    """The quality report a person reads after calibrating."""
+def _report(cal: Calibration, floor: float | None, reading: Any, expected: int) -> dict[str, Any]:
+    """The quality report a person reads after calibrating (``floor``: the tray floor's
+    share of the frame, None when no floor was found)."""
     w, h = cal.frame_size
-    tray_area = cv2.contourArea(np.array(cal.tray, np.float32)) / float(w * h)
+    watched = cv2.contourArea(np.array(cal.tray, np.float32)) / float(w * h)
     word = _contrast_word(cal.pip_contrast)
+    tray_found = floor is not None
     parts = [
-        f"tray found ({tray_area:.0%} of the frame)"
-        if tray_found
+        f"tray found ({floor:.0%} of the frame)"
+        if floor is not None
         else "tray edges not found (the whole frame is watched)",
         f"dice {cal.die_side:.0f} px",
         f"pip contrast {word}",
@@ -219,7 +238,7 @@ def _report(cal: Calibration, tray_found: bool, reading: Any, expected: int) -> 
     return {
         "ok": found == expected and reading.ok and word != "poor",
         "tray_found": tray_found,
-        "tray_fraction": round(tray_area, 3),
+        "tray_fraction": round(watched if floor is None else floor, 3),
         "die_px": round(cal.die_side, 1),
         "dice_found": found,
         "expected": expected,

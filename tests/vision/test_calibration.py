@@ -149,6 +149,23 @@ def test_find_tray_finds_the_rendered_trays_floor(style: str) -> None:
         assert 0.7 <= area <= 0.9, (style, seed, area)
 
 
+def test_the_watched_region_reaches_a_die_beyond_the_floor() -> None:
+    """A camera close above sees a die by a wall past the floor's outline: the calibration
+    watches one die side beyond the floor, and never beyond the frame."""
+    from vision.calibrate import grown
+
+    floor = np.array([[40, 30], [120, 30], [120, 90], [40, 90]])
+    wider = grown(floor, 10.0, (120, 160))
+    x, y, w, h = cv2.boundingRect(wider.astype(np.int32))
+    assert (x, y, x + w - 1, y + h - 1) == (30, 20, 130, 100)
+    edge = grown(floor, 50.0, (120, 160))
+    assert edge[:, 0].min() == 0 and edge[:, 1].max() == 119
+    empty, dice = _frames()
+    cal, report = calibrate(empty, dice)
+    watched = cv2.contourArea(np.array(cal.tray, np.float32)) / (640 * 480)
+    assert report["tray_found"] and watched > report["tray_fraction"] + 0.05
+
+
 def test_find_tray_gives_up_on_a_frame_without_walls() -> None:
     assert find_tray(np.full((120, 160, 3), 128, np.uint8)) is None
 
