@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration, CalibrationError, find_tray
+from vision.calibration import Calibration, CalibrationError, find_tray, grown_outline
 from vision.lamp import LAMP_REACH, LAMP_SUPPORT
 from vision.lean import side_excess
 from vision.pips import count_pips, learn_die_side
@@ -73,7 +73,7 @@ def calibrate(
         )
     # the watched region reaches a die beyond the floor: a camera close above sees the top
     # of a die by a wall outside the floor's outline, as perspective pushes it outwards
-    tray = _full(whole if outline is None else grown(outline, side / s, small.shape[:2]), s)
+    tray = _full(whole if outline is None else grown_outline(outline, side / s, small.shape[:2]), s)
     sized = Calibration((w, h), tray, png.tobytes(), die_side=side, pip_contrast=0.0)
     floor = shadow_floor(dice, sized)
     if floor is not None:
@@ -99,16 +99,6 @@ def calibrate(
 def _full(outline: np.ndarray, s: int) -> tuple[tuple[int, int], ...]:
     """A working-scale outline in the frame's pixels."""
     return tuple((int(x * s), int(y * s)) for x, y in outline)
-
-
-def grown(outline: np.ndarray, by: float, shape: tuple[int, int]) -> np.ndarray:
-    """The convex outline ``by`` pixels wider all round, kept inside a frame of ``shape``."""
-    mask = np.zeros(shape, np.uint8)
-    cv2.fillPoly(mask, [outline.astype(np.int32)], 255)
-    r = max(1, round(by))
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    found, _ = cv2.findContours(cv2.dilate(mask, disc), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    return cv2.convexHull(max(found, key=cv2.contourArea)).reshape(-1, 2)
 
 
 SHADOW_LIKE = 0.5  # share of a die's middle that darkens the floor without a change of hue

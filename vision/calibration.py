@@ -253,8 +253,20 @@ def find_tray(small: np.ndarray) -> np.ndarray | None:
         return None
     if cv2.contourArea(largest) < 0.85 * hull_area:
         return None
-    grown = cv2.dilate(_polygon_mask(hull.reshape(-1, 2), (h, w)), np.ones((5, 5), np.uint8))
-    found, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    wider = cv2.dilate(_polygon_mask(hull.reshape(-1, 2), (h, w)), np.ones((5, 5), np.uint8))
+    return _outer_hull(wider)
+
+
+def grown_outline(outline: np.ndarray, by: float, shape: tuple[int, int]) -> np.ndarray:
+    """The convex outline ``by`` pixels wider all round, kept inside a frame of ``shape``."""
+    r = max(1, round(by))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    return _outer_hull(cv2.dilate(_polygon_mask(outline, shape), disc))
+
+
+def _outer_hull(mask: np.ndarray) -> np.ndarray:
+    """The convex hull of a 0/255 mask's largest region, as (x, y) points."""
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     return cv2.convexHull(max(found, key=cv2.contourArea)).reshape(-1, 2)
 
 

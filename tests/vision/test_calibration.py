@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision import Calibration, CalibrationError, calibrate, load_calibration, read_dice
-from vision.calibration import find_tray
+from vision.calibration import find_tray, grown_outline
 from vision.render import random_scene, random_tray, render_tray
 
 
@@ -152,13 +152,11 @@ def test_find_tray_finds_the_rendered_trays_floor(style: str) -> None:
 def test_the_watched_region_reaches_a_die_beyond_the_floor() -> None:
     """A camera close above sees a die by a wall past the floor's outline: the calibration
     watches one die side beyond the floor, and never beyond the frame."""
-    from vision.calibrate import grown
-
     floor = np.array([[40, 30], [120, 30], [120, 90], [40, 90]])
-    wider = grown(floor, 10.0, (120, 160))
+    wider = grown_outline(floor, 10.0, (120, 160))
     x, y, w, h = cv2.boundingRect(wider.astype(np.int32))
     assert (x, y, x + w - 1, y + h - 1) == (30, 20, 130, 100)
-    edge = grown(floor, 50.0, (120, 160))
+    edge = grown_outline(floor, 50.0, (120, 160))
     assert edge[:, 0].min() == 0 and edge[:, 1].max() == 119
     empty, dice = _frames()
     cal, report = calibrate(empty, dice)
