@@ -277,22 +277,32 @@ class SingleStage(Detector):
         super().__init__(path, runtime)
 
 
+def crop_smoothing(side: float, px: int = CROP_PX) -> float:
+    """The Gaussian sigma (pixels) with which :func:`die_crop` smooths the image before
+    shrinking a die ``side`` pixels wide to a ``px`` crop; 0 when it does not."""
+    scale = px / (CROP_EXTENT * max(side, 1.0))
+    return 0.45 / scale if scale < 0.7 else 0.0  # shrinking a lot: as an area average would
+
+
 def die_crop(
     image: np.ndarray,
     centre: tuple[float, float],
     side: float,
     angle: float = 0.0,
     px: int = CROP_PX,
+    smoothed: bool = False,
 ) -> np.ndarray:
     """The die around ``centre``, ``CROP_EXTENT`` sides wide, as a ``px`` square BGR crop.
 
     ``angle`` (degrees) turns the crop about the centre (training turns faces every way).
+    ``smoothed``: the image is smoothed already, as :func:`crop_smoothing` says.
     """
     scale = px / (CROP_EXTENT * max(side, 1.0))
     warp = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
     warp[:, 2] += np.array([px / 2.0 - centre[0], px / 2.0 - centre[1]])
-    if scale < 0.7:  # shrinking a lot: smooth first, as an area average would
-        image = cv2.GaussianBlur(image, (0, 0), 0.45 / scale)
+    sigma = crop_smoothing(side, px)
+    if sigma and not smoothed:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
     return cv2.warpAffine(
         image, warp, (px, px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )

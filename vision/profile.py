@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import PATCH, load_classifier
-from vision.detect import CROP_EXTENT, die_crop
+from vision.detect import CROP_EXTENT, crop_smoothing, die_crop
 from vision.files import write_atomically
 from vision.kernels import median_of
 from vision.reading import Die, Reading, check_frame
@@ -144,7 +144,21 @@ def example_from_frame(
 def die_window_crop(frame: np.ndarray, centre: tuple[float, float], side: float) -> np.ndarray:
     """The CROP_PX crop of the die at ``centre``, cut from a window around it (a whole
     frame is never blurred or warped for one die)."""
-    half = math.ceil(0.7 * CROP_EXTENT * side) + 2
+    window, local = _die_window(frame, centre, side)
+    return np.ascontiguousarray(die_crop(window, local, side, px=CROP_PX))
+
+
+def _window_half(side: float) -> int:
+    """Half the side of :func:`_die_window`'s window, in pixels."""
+    return math.ceil(0.7 * CROP_EXTENT * side) + 2
+
+
+def _die_window(
+    frame: np.ndarray, centre: tuple[float, float], side: float
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """The square window around the die at ``centre`` that its crop is cut from (edge pixels
+    repeated beyond the frame), and the centre in the window's pixels."""
+    half = _window_half(side)
     cx, cy = round(centre[0]), round(centre[1])
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = cx - half, cy - half, cx + half + 1, cy + half + 1
@@ -154,8 +168,61 @@ def die_window_crop(frame: np.ndarray, centre: tuple[float, float], side: float)
     pad = ((max(0, -y0), max(0, y1 - h)), (max(0, -x0), max(0, x1 - w)), (0, 0))
     if any(a or b for a, b in pad):
         window = np.pad(window, pad, mode="edge")
-    local = (centre[0] - x0, centre[1] - y0)
-    return np.ascontiguousarray(die_crop(window, local, side, px=CROP_PX))
+    return window, (centre[0] - x0, centre[1] - y0)
+
+
+def _smoothed_half(side: float) -> int | None:
+    """Half the side of the middle of :func:`_die_window`'s window that a crop of a die
+    ``side`` pixels wide reads from a smoothed window, with all the pixels their smoothing
+    reads (so that this middle, smoothed apart from the rest of the window, beside other
+    windows' or with a mirrored border, gives the same pixels where the crop reads them).
+    None when the crop smooths nothing, or that middle would not fit in the window.
+
+    The crop reads up to CROP_PX / 2 of its pixels, plus one for the bilinear neighbour,
+    from the die's centre, which lies within half a pixel of the window's middle pixel;
+    OpenCV's Gaussian kernel for 8-bit images is round(6 sigma + 1) pixels wide, made odd.
+    """
+    sigma = crop_smoothing(side, CROP_PX)
+    if not sigma:
+        return None
+    reach = (round(sigma * 6 + 1) | 1) // 2  # the kernel's reach beyond its centre
+    reads = math.ceil(CROP_EXTENT * max(side, 1.0) / 2.0 + 1.5)
+    half = reads + reach + 2  # two pixels more than needed, to be safe
+    return half if half < _window_half(side) else None
+
+
+def die_window_crops(
+    frame: np.ndarray, dice: Sequence[tuple[tuple[float, float], float]]
+) -> list[np.ndarray]:
+    """:func:`die_window_crop` of each (centre, side) of ``dice``, the same bits: the middles
+    of the windows of dice of one side (what their crops read, see :func:`_smoothed_half`)
+    are smoothed in one call, side by side in one strip, and each crop is cut from its
+    window with that smoothed middle in place."""
+    out: list[np.ndarray | None] = [None] * len(dice)
+    by_side: dict[float, list[int]] = {}
+    for i, (_, side) in enumerate(dice):
+        by_side.setdefault(float(side), []).append(i)
+    for side, chosen in by_side.items():
+        half = _smoothed_half(side)
+        if half is None:
+            for i in chosen:
+                out[i] = die_window_crop(frame, dice[i][0], side)
+            continue
+        cut = [_die_window(frame, dice[i][0], side) for i in chosen]
+        trim = _window_half(side) - half
+        keep = slice(trim, trim + 2 * half + 1)
+        strip = cv2.GaussianBlur(
+            np.concatenate([window[keep, keep] for window, _ in cut], axis=1),
+            (0, 0),
+            crop_smoothing(side, CROP_PX),
+        )
+        width = 2 * half + 1
+        for k, (i, (window, local)) in enumerate(zip(chosen, cut, strict=True)):
+            smoothed = np.zeros_like(window)
+            smoothed[keep, keep] = strip[:, k * width : (k + 1) * width]
+            crop = die_crop(smoothed, local, side, px=CROP_PX, smoothed=True)
+            out[i] = np.ascontiguousarray(crop)
+    return [crop for crop in out if crop is not None]
 
 
 def die_side(die: Die, calibration: Calibration | None = None) -> float:
@@ -207,8 +274,36 @@ def _polar(maps: np.ndarray) -> np.ndarray:
     top = maps[:, y0, x0] * (1 - fx) + maps[:, y0, x0 + 1] * fx
     bottom = maps[:, y0 + 1, x0] * (1 - fx) + maps[:, y0 + 1, x0 + 1] * fx
     rings = top * (1 - fy) + bottom * fy  # (N, ANGLES, RINGS, C)
+    return _spectrum(rings)
+
+
+def _spectrum(rings: np.ndarray) -> np.ndarray:
+    """The angular Fourier magnitudes of (N, ANGLES, RINGS, C) samples, (N, C * RINGS * 7)."""
     spectrum = np.abs(np.fft.rfft(rings, axis=1))[:, :HARMONICS] / ANGLES
-    return np.asarray(spectrum.reshape(len(maps), -1), np.float64)
+    return np.asarray(spectrum.reshape(len(rings), -1), np.float64)
+
+
+def _polar_corners() -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """:func:`_polar`'s sampling as look-ups: the rows and columns of the four corners of
+    every sample, (4, ANGLES, RINGS) each, and the weights as :func:`_polar` makes them,
+    (ANGLES, RINGS) each."""
+    x0, y0, fx, fy = _GRID
+    rows = np.stack([y0, y0, y0 + 1, y0 + 1])
+    cols = np.stack([x0, x0 + 1, x0, x0 + 1])
+    return rows, cols, (1 - fx, fx, 1 - fy, fy)
+
+
+_ROWS, _COLS, _WEIGHTS = _polar_corners()
+
+
+def _rings(corners: np.ndarray) -> np.ndarray:
+    """Bilinear samples (N, ANGLES, RINGS) of one map from their four corners (N, 4,
+    ANGLES, RINGS): the same products and sums, in the same order, as :func:`_polar`."""
+    left, right, up, down = _WEIGHTS
+    top = corners[:, 0] * left + corners[:, 1] * right
+    bottom = corners[:, 2] * left + corners[:, 3] * right
+    out: np.ndarray = top * up + bottom * down
+    return out
 
 
 PATCH_FROM = 30  # the perceptron's patch: the middle 30 px of a crop (1.2 die sides)
@@ -217,20 +312,47 @@ PATCH_FROM = 30  # the perceptron's patch: the middle 30 px of a crop (1.2 die s
 def crop_features(crops: Sequence[np.ndarray]) -> np.ndarray:
     """Feature vectors (N, F) of die crops: polar features of the colour difference from the
     die's body (distance, and signed lightness and chroma), and the shipped perceptron's
-    hidden layer where it ships."""
+    hidden layer where it ships. The same bits as :func:`crop_features_checked`, with fewer
+    array passes: the crops stay side by side as converted, each colour channel apart (no
+    transposed copies), squares are summed channel by channel (as numpy's sum over three
+    channels adds them), and each map's polar samples come from one look-up."""
     n = len(crops)
     if n == 0:
         return np.zeros((0, _feature_count()))
     strip = np.ascontiguousarray(np.concatenate(list(crops), axis=1))  # one colour conversion
-    lab = to_lab(strip).reshape(CROP_PX, n, CROP_PX, 3).transpose(1, 0, 2, 3)
+    converted = to_lab(strip)
+    lab = converted.reshape(CROP_PX, n, CROP_PX, 3).transpose(1, 0, 2, 3)
     q = CROP_PX // 4
     body = median_of(lab[:, q:-q, q:-q].reshape(n, -1, 3), 1)
-    delta = (lab - body[:, None, None, :]) / 64.0
-    dist = np.sqrt((delta**2).sum(axis=3, keepdims=True))
-    features = _polar(np.concatenate([dist, delta], axis=3))
+    # each channel's difference from the body, (CROP_PX, N, CROP_PX), as the crops lie
+    delta = [
+        (plane.reshape(CROP_PX, n, CROP_PX) - body[None, :, c, None]) / 64.0
+        for c, plane in enumerate(cv2.split(converted))
+    ]
+    total = delta[0] * delta[0] + delta[1] * delta[1]
+    total += delta[2] * delta[2]
+    maps = [np.sqrt(total), *delta]  # distance, then lightness and chroma, as _polar's C
+    # the flat index of each crop's corner pixels, (N, 4, ANGLES, RINGS)
+    at = (_ROWS[None] * n + np.arange(n)[:, None, None, None]) * CROP_PX + _COLS[None]
+    rings = np.stack([_rings(m.reshape(-1)[at]) for m in maps], axis=3)
+    features = _spectrum(rings)
     model = load_classifier()
     if model is None:
         return features
+    return np.hstack([features, _hidden(strip, n, model.w1, model.b1, fast=True)])
+
+
+def _squared_sum(delta: np.ndarray) -> np.ndarray:
+    """``(delta**2).sum(axis=-1)`` of three channels: the same sums in the same order."""
+    squared = delta * delta
+    total: np.ndarray = squared[..., 0] + squared[..., 1]
+    total += squared[..., 2]
+    return total
+
+
+def _hidden(strip: np.ndarray, n: int, w1: np.ndarray, b1: np.ndarray, fast: bool) -> np.ndarray:
+    """The perceptron's hidden layer (N, H) for the crops side by side in ``strip``;
+    ``fast``: the patch's colour distance by :func:`_squared_sum` (the same bits)."""
     edge = (CROP_PX - PATCH_FROM) // 2
     middle = strip[edge : CROP_PX - edge].reshape(PATCH_FROM, n, CROP_PX, 3)[:, :, edge:-edge]
     small = cv2.resize(
@@ -241,11 +363,32 @@ def crop_features(crops: Sequence[np.ndarray]) -> np.ndarray:
     plab = to_lab(small).reshape(PATCH, n, PATCH, 3).transpose(1, 0, 2, 3)
     k = PATCH // 4
     pbody = median_of(plab[:, k:-k, k:-k].reshape(n, -1, 3), 1)
-    pdist = np.sqrt(((plab - pbody[:, None, None, :]) ** 2).sum(axis=3)).reshape(n, -1)
+    if fast:
+        pdist = np.sqrt(_squared_sum(plab - pbody[:, None, None, :])).reshape(n, -1)
+    else:
+        pdist = np.sqrt(((plab - pbody[:, None, None, :]) ** 2).sum(axis=3)).reshape(n, -1)
     top = np.partition(pdist, int(pdist.shape[1] * 0.95), axis=1)[:, int(pdist.shape[1] * 0.95)]
     x = np.clip(pdist / (top[:, None] + 1e-3), 0.0, 1.5).astype(np.float32)
-    hidden = np.maximum(x @ model.w1 + model.b1, 0.0)
-    return np.hstack([features, hidden.astype(np.float64)])
+    hidden = np.maximum(x @ w1 + b1, 0.0)
+    return np.asarray(hidden, np.float64)
+
+
+def crop_features_checked(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`crop_features` computed plainly (what the fast path must equal)."""
+    n = len(crops)
+    if n == 0:
+        return np.zeros((0, _feature_count()))
+    strip = np.ascontiguousarray(np.concatenate(list(crops), axis=1))
+    lab = to_lab(strip).reshape(CROP_PX, n, CROP_PX, 3).transpose(1, 0, 2, 3)
+    q = CROP_PX // 4
+    body = median_of(lab[:, q:-q, q:-q].reshape(n, -1, 3), 1)
+    delta = (lab - body[:, None, None, :]) / 64.0
+    dist = np.sqrt((delta**2).sum(axis=3, keepdims=True))
+    features = _polar(np.concatenate([dist, delta], axis=3))
+    model = load_classifier()
+    if model is None:
+        return features
+    return np.hstack([features, _hidden(strip, n, model.w1, model.b1, fast=False)])
 
 
 @cache
@@ -396,7 +539,7 @@ class DiceProfile:
         self, frame: np.ndarray, dice: Sequence[tuple[tuple[float, float], float]]
     ) -> np.ndarray:
         """Probabilities (N, 6) for dice of ``frame`` given as (centre, side in pixels)."""
-        return self.probabilities([die_window_crop(frame, centre, side) for centre, side in dice])
+        return self.probabilities(die_window_crops(frame, dice))
 
     def check_for(
         self, calibration: Calibration | None, frame_size: tuple[int, int] | None

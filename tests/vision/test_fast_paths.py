@@ -378,3 +378,45 @@ def test_a_crop_of_the_full_backgrounds_lab_is_the_lab_of_the_crop(
             segment.difference(image, crop, 0.45, background_lab=lab),
             segment.difference(image, crop, 0.45),
         )
+
+
+def test_crops_cut_together_equal_each_die_cut_alone() -> None:
+    """Dice of one side whose windows are smoothed side by side, at the frame's edges too,
+    and dice of several sides (some shrunk without smoothing) in one call."""
+    rng = np.random.default_rng(90)
+    for trial in range(160):
+        h, w = int(rng.integers(60, 400)), int(rng.integers(60, 500))
+        frame = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        if trial % 2:
+            frame = cv2.GaussianBlur(frame, (0, 0), 1.5)
+        side = float(rng.uniform(20, 130)) if trial % 3 else float(rng.uniform(34.0, 37.0))
+        dice = [
+            ((float(rng.uniform(-5, w + 5)), float(rng.uniform(-5, h + 5))), side)
+            for _ in range(int(rng.integers(1, 9)))
+        ]
+        if trial % 4 == 0:  # another die size in the same frame
+            dice.append(((float(rng.uniform(0, w)), float(rng.uniform(0, h))), side * 0.8))
+        together = profile.die_window_crops(frame, dice)
+        alone = [profile.die_window_crop(frame, centre, s) for centre, s in dice]
+        assert len(together) == len(alone)
+        for got, expected in zip(together, alone, strict=True):
+            assert got.flags["C_CONTIGUOUS"] and np.array_equal(got, expected)
+
+
+def test_smoothed_window_middles_fit_their_windows() -> None:
+    """Every die side whose crop is smoothed gets the shared smoothing."""
+    for side in np.arange(30.0, 700.0, 0.37):
+        smoothed = profile.crop_smoothing(float(side), profile.CROP_PX) > 0
+        assert (profile._smoothed_half(float(side)) is not None) == smoothed
+
+
+@pytest.mark.parametrize("n", [1, 2, 6, 11])
+def test_crop_features_equal_the_plain_features(n: int) -> None:
+    rng = np.random.default_rng(100 + n)
+    for trial in range(12):
+        crops = [rng.integers(0, 256, (32, 32, 3), dtype=np.uint8) for _ in range(n)]
+        if trial % 2:
+            crops = [cv2.GaussianBlur(c, (0, 0), 1.2) for c in crops]
+        fast, plain = profile.crop_features(crops), profile.crop_features_checked(crops)
+        assert fast.dtype == plain.dtype and fast.shape == plain.shape
+        assert np.array_equal(fast, plain)
