@@ -8,8 +8,9 @@ Each frame is read by ONNX Runtime and by OpenCV's dnn module one after the othe
 meet the same load on a shared machine; medians of this process's CPU time and of wall time
 per whole reading are printed (the shipped coarse-to-fine reading, ``read_learned``; with
 ``--full`` the detector's full side only), and of the CPU time of its parts (the detector at
-its full side and at ``COARSE_SIDE``, pip counts, face reader under ``--turns``, by default
-adaptive), each timed again on its own. With
+its full side and at ``COARSE_SIDE``, face reader under ``--turns``, by default adaptive, and
+the pip counts of the dice whose face the face reader and the detector do not agree on), each
+timed again on its own. With
 ``--single MODEL`` the single-stage reader (its network, then the pip count of each die) is
 timed instead, the same way.
 """
@@ -37,7 +38,7 @@ from vision.detect import (
     TurnRule,
     prepare,
 )
-from vision.reader import detected_count, face_hints, read_learned, read_single
+from vision.reader import agreed, detected_count, face_hint, read_learned, read_single
 from vision.render import random_scene
 
 
@@ -73,16 +74,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             start = time.process_time()
             found = [d for d in detector.detect(frame) if d.score >= DETECTED]
             after_detector = time.process_time()
-            counts = [detected_count(frame, d) for d in found]
-            after_pips = time.process_time()
-            hints = [face_hints(d, c) for d, c in zip(found, counts, strict=True)]
-            faces.read(frame, [(d.centre, d.side) for d in found], hints, args.turns)
+            hints = [face_hint(d) for d in found]
+            probs, _ = faces.read(frame, [(d.centre, d.side) for d in found], hints, args.turns)
             after_faces = time.process_time()
+            for d, p in zip(found, probs, strict=True):
+                if not agreed(d, p):  # the pips are counted where the networks do not agree
+                    detected_count(frame, d)
+            after_pips = time.process_time()
             detector.detect(frame, work_side=COARSE_SIDE)
-            times[r]["coarse"].append(time.process_time() - after_faces)
+            times[r]["coarse"].append(time.process_time() - after_pips)
             times[r]["detector"].append(after_detector - start)
-            times[r]["pips"].append(after_pips - after_detector)
-            times[r]["faces"].append(after_faces - after_pips)
+            times[r]["faces"].append(after_faces - after_detector)
+            times[r]["pips"].append(after_pips - after_faces)
     report = {
         r: {f"{k}_ms": round(1000 * statistics.median(v), 1) for k, v in t.items()}
         for r, t in times.items()

@@ -18,6 +18,7 @@ from vision.classify import face_patch, load_classifier
 from vision.detect import (
     COARSE_SIDE,
     DETECTED,
+    SURE_TURN,
     Detection,
     Detector,
     FaceReader,
@@ -357,6 +358,17 @@ DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
 UNCHECKED_CAP = 0.85  # a single-stage reading at most, when the pips count another value
 
 
+def agreed(d: Detection, face: np.ndarray | None) -> bool:
+    """Whether the face reader is sure of a die's face (``SURE_TURN`` or more) and the
+    detector's own face classes read the same face: two networks agree, and the die needs no
+    pip count to be sure."""
+    if face is None:
+        return False
+    value = int(np.argmax(face))
+    sure = value > 0 and float(face[value]) >= SURE_TURN
+    return sure and int(np.argmax(d.probs[1:])) + 1 == value
+
+
 def detected_die(
     image: np.ndarray,
     d: Detection,
@@ -373,22 +385,25 @@ def detected_die(
     sure of another value and raised a little when the pips agree; a single-stage reading
     (``single``) is sure (0.9 or more) only where the pips count its value. Also says whether the
     die looks cocked, and whether it is no die at all (a weak centre with no face in it).
-    ``count``: the die's pip count, when it was made already.
+    ``count``: the die's pip count, when it was made already; otherwise it is made, except for
+    a die whose face the face reader and the detector agree on (:func:`agreed`): the pips
+    are then the third opinion, and not counted.
     """
     probs = d.probs if face is None else face
     value = int(np.argmax(probs[1:])) + 1
     conf = float(probs[value]) * min(1.0, d.score / SURE_CENTRE)
     if face is not None and int(np.argmax(d.probs[1:])) + 1 != value:
         conf = min(conf, DISAGREE_CAP)
-    if count is None:
+    if count is None and (single or not agreed(d, face)):
         count = detected_count(image, d)
-    pips = confidence(count)
-    if count.value == value:
-        conf += (1.0 - conf) * AGREE_GAIN * pips
-    elif pips >= MIN_CONFIDENCE:
-        conf *= 1.0 - pips
-    if single and count.value != value:  # no second network: the pips make a reading sure
-        conf = min(conf, UNCHECKED_CAP)
+    if count is not None:
+        pips = confidence(count)
+        if count.value == value:
+            conf += (1.0 - conf) * AGREE_GAIN * pips
+        elif pips >= MIN_CONFIDENCE:
+            conf *= 1.0 - pips
+        if single and count.value != value:  # no second network: the pips make a reading sure
+            conf = min(conf, UNCHECKED_CAP)
     if taught is not None and float(taught.max()) >= PROFILE_SURE:
         known = int(np.argmax(taught)) + 1
         if known == value:
@@ -407,9 +422,10 @@ def detected_count(image: np.ndarray, d: Detection) -> PipCount:
     return count_pips(image, square_region(d.centre, d.side), d.side)
 
 
-def face_hints(d: Detection, count: PipCount) -> set[int]:
-    """The faces the detector and the pip count read a die as (the face reader's hints)."""
-    return {int(np.argmax(d.probs[1:])) + 1} | ({count.value} if 1 <= count.value <= 6 else set())
+def face_hint(d: Detection) -> set[int]:
+    """The face the detector reads a die as (the face reader's hint: another face makes it
+    read all four quarter turns)."""
+    return {int(np.argmax(d.probs[1:])) + 1}
 
 
 def read_detected(
@@ -428,24 +444,24 @@ def read_detected(
     come from a single-stage reader, whose own face classes are read (no face reader).
     ``turns``: which quarter turns of each die the face reader reads (see
     :meth:`FaceReader.read`; by default the other three only where the first is unsure or
-    the detector or the pip count reads another face).
+    the detector reads another face). The pips are counted on the dice whose face the face
+    reader and the detector do not agree on (see :func:`detected_die`).
     """
     kept = [d for d in detections if d.score >= DETECTED]
     taught: list[np.ndarray | None] = [None] * len(kept)
     if profile is not None and kept:
         taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
-    counts = [detected_count(image, d) for d in kept]
     faces = None if single else faces or load_face_reader()
     if faces is None:
         face_probs: list[np.ndarray | None] = [None] * len(kept)
     else:
-        hints = [face_hints(d, c) for d, c in zip(kept, counts, strict=True)]
+        hints = [face_hint(d) for d in kept]
         probs, _ = faces.read(image, [(d.centre, d.side) for d in kept], hints, turns)
         face_probs = list(probs)
     dice: list[Die] = []
     tilted: list[Die] = []
-    for d, face, known, count in zip(kept, face_probs, taught, counts, strict=True):
-        die, cocked, absent = detected_die(image, d, face, known, single, count)
+    for d, face, known in zip(kept, face_probs, taught, strict=True):
+        die, cocked, absent = detected_die(image, d, face, known, single)
         if absent:
             continue
         if cocked:

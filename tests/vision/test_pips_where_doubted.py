@@ -1,0 +1,114 @@
+"""Without a calibration the pips are counted where the face reader and the detector do not
+agree on a die's face; a die both networks read alike is sure without them (the shipped
+models on rendered frames, and hand-made detector and face-reader outputs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision.reader
+from vision.detect import SURE_TURN, Detection, load_detector, load_face_reader
+from vision.pips import PipCount
+from vision.reader import agreed, detected_count, detected_die, read_detected
+from vision.render import random_scene, render_tray
+
+
+def _one_hot(value: int, p: float = 1.0) -> np.ndarray:
+    """Probabilities of no face, 1, ..., 6 with ``p`` on ``value`` and the rest spread."""
+    probs = np.full(7, (1.0 - p) / 6.0)
+    probs[value] = p
+    return probs
+
+
+def _lone(value: int) -> tuple[np.ndarray, tuple[float, float], float]:
+    """A rendered tower frame with one flat die showing ``value``, its centre and side."""
+    tray = [{"value": value, "x": 110.0, "y": 80.0, "angle": 10.0, "cocked": False}]
+    frame, truth = render_tray(tray, seed=3, style="tower")
+    die = truth["dice"][0]
+    return frame, (float(die["center"][0]), float(die["center"][1])), float(truth["die_px"])
+
+
+class Counted:
+    """Records the dice whose pips were counted (by centre)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.centres: list[tuple[float, float]] = []
+        monkeypatch.setattr(vision.reader, "detected_count", self)
+
+    def __call__(self, image: np.ndarray, d: Detection) -> PipCount:
+        self.centres.append(d.centre)
+        return detected_count(image, d)
+
+
+def test_agreement_needs_a_sure_face_reader_and_the_detectors_face() -> None:
+    detection = Detection((50.0, 50.0), 40.0, 0.99, _one_hot(3, 0.8))
+    assert agreed(detection, _one_hot(3, SURE_TURN))
+    assert not agreed(detection, _one_hot(3, SURE_TURN - 0.01))  # the face reader unsure
+    assert not agreed(detection, _one_hot(4, 0.99))  # the detector reads another face
+    assert not agreed(detection, _one_hot(0, 0.99))  # no face: a cocked die or no die
+    assert not agreed(detection, None)  # no face reader: the pips are the second opinion
+
+
+def test_a_die_both_networks_read_alike_is_sure_without_its_pips(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    frame, centre, side = _lone(2)
+    counted = Counted(monkeypatch)
+    d = Detection(centre, side, 0.99, _one_hot(2, 0.95))
+    die, cocked, absent = detected_die(frame, d, _one_hot(2, 0.97))
+    assert counted.centres == [] and die.value == 2 and not cocked and not absent
+    assert die.confidence == pytest.approx(0.97)  # the face reader's own probability
+
+
+def test_a_doubted_die_still_gets_its_pip_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    frame, centre, side = _lone(2)
+    counted = Counted(monkeypatch)
+    sure_five = _one_hot(5, 0.97)
+    # the detector reads a 2, the face reader is sure of a 5: the pips, a sure 2, are counted
+    # and cut the face reader's reading below the threshold
+    die, _, _ = detected_die(frame, Detection(centre, side, 0.99, _one_hot(2, 0.9)), sure_five)
+    assert counted.centres == [centre]
+    assert die.value == 5 and die.confidence < vision.reader.MIN_CONFIDENCE
+    # a face reader unsure of the 2 has it made sure by the pips
+    unsure_two = _one_hot(2, 0.6)
+    die, _, _ = detected_die(frame, Detection(centre, side, 0.99, _one_hot(2, 0.9)), unsure_two)
+    assert len(counted.centres) == 2 and die.value == 2 and die.confidence > 0.6
+
+
+def test_the_single_stage_reader_always_counts_the_pips(monkeypatch: pytest.MonkeyPatch) -> None:
+    frame, centre, side = _lone(2)
+    counted = Counted(monkeypatch)
+    detected_die(frame, Detection(centre, side, 0.99, _one_hot(2, 0.99)), None, single=True)
+    assert counted.centres == [centre]
+
+
+def test_rendered_frames_count_the_doubted_dice_only_and_read_as_with_every_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    detector, faces = load_detector(), load_face_reader()
+    assert detector is not None and faces is not None, "the shipped models are missing"
+    skipped = 0
+    for seed, style in [(0, "tower"), (1, "tower"), (0, "hard"), (2, "hard")]:  # bench seeds
+        frame, _ = random_scene(seed, 6, style=style)
+        found = [d for d in detector.detect(frame) if d.score >= vision.reader.DETECTED]
+        counted = Counted(monkeypatch)
+        reading = read_detected(frame, found, 6, faces=faces)
+        hints = [{int(np.argmax(d.probs[1:])) + 1} for d in found]
+        probs, _ = faces.read(frame, [(d.centre, d.side) for d in found], hints)
+        doubted = [d.centre for d, p in zip(found, probs, strict=True) if not agreed(d, p)]
+        assert counted.centres == doubted
+        skipped += len(found) - len(doubted)
+        # every die counted as well: the same values, the same verdict
+        every = [
+            detected_die(frame, d, p, count=detected_count(frame, d))
+            for d, p in zip(found, probs, strict=True)
+        ]
+        kept = [die for die, _, absent in every if not absent]
+        assert sorted(d.value for d in reading.dice) == sorted(d.value for d in kept)
+        assert reading.ok == (
+            len(kept) == 6
+            and not any(cocked for _, cocked, absent in every if not absent)
+            and all(d.confidence >= vision.reader.MIN_CONFIDENCE for d in kept)
+        )
+    assert skipped > 0, "no die was read without its pips"
