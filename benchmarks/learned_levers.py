@@ -5,6 +5,7 @@ python benchmarks/learned_levers.py                       # held-out photos, ren
 python benchmarks/learned_levers.py --rules four,adaptive --frames 50
 python benchmarks/learned_levers.py --faces F.onnx --detector D.onnx  # other models (int8)
 python benchmarks/learned_levers.py --rules adaptive --passes full,384,320  # coarse to fine
+python benchmarks/learned_levers.py --rules adaptive --passes 384 --pips doubted,every
 
 Each frame is read once per rule (``four``: every die in four quarter turns; ``adaptive``:
 the other three turns only where the first is unsure or another opinion differs; ``one``:
@@ -14,9 +15,11 @@ photos the models saw) and ``--frames`` rendered frames of the tower and hard st
 a calibration (the bench's seeds). ``--passes`` names the detector's passes: ``full`` looks at
 the full working side only, a number N first looks at N pixels and again at the full side only
 where that look is not trusted or its reading is not ok (``vision.reader.read_learned``; the
-shipped reader's is ``COARSE_SIDE``). Per set and rule it prints right %, dice wrong at 0.5 or
-more, the median CPU ms per frame, the share of dice read in four turns and the share of
-frames the full side looked at.
+shipped reader's is ``COARSE_SIDE``). ``--pips`` names whose pips are counted: ``doubted``
+(the shipped rule: the dice whose face the face reader and the detector do not agree on) or
+``every`` (every die's, the rule before). Per set and rule it prints right %, dice wrong at 0.5
+or more, dice wrong at 0.9 or more in an ok reading, the median CPU ms per frame, the share of
+dice read in four turns and the share of frames the full side looked at.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import get_args
 import cv2
 import numpy as np
 
-from vision.bench import Sample, Score, folder_samples, score_sample, synthetic_samples
+from vision.bench import Sample, Score, folder_samples, match, score_sample, synthetic_samples
 from vision.calibration import Calibration
 from vision.detect import (
     COARSE_SIDE,
@@ -45,7 +48,7 @@ from vision.detect import (
     TurnRule,
 )
 from vision.models import photos_seen
-from vision.reader import read_learned
+from vision.reader import PipRule, read_learned
 from vision.reading import Reading, check_frame
 
 PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "dice-photos"
@@ -110,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=100, help="rendered frames per style")
     parser.add_argument("--rules", default="four,adaptive,one")
     parser.add_argument("--passes", default="full", help="full and/or coarse sides, e.g. full,384")
+    parser.add_argument("--pips", default="doubted", help="doubted and/or every")
     parser.add_argument("--faces", type=Path, default=FACES_FILE)
     parser.add_argument("--detector", type=Path, default=DETECTOR_FILE)
     args = parser.parse_args(argv)
@@ -122,49 +126,71 @@ def main(argv: list[str] | None = None) -> int:
         passes = parse_passes(args.passes)
     except ValueError as exc:
         parser.error(str(exc))
+    pip_rules: list[PipRule] = [p for p in get_args(PipRule) if p in args.pips.split(",")]
+    if not pip_rules or len(pip_rules) != len(args.pips.split(",")):
+        parser.error(f"--pips {args.pips!r}: give doubted and/or every, comma-separated")
     if args.frames < 1:
         parser.error(f"--frames {args.frames}: give a number of frames, 1 or more")
     cv2.setNumThreads(1)
     try:
-        combos = [(r, p) for r in rules for p in passes]
+        combos = [(r, p, q) for r in rules for p in passes for q in pip_rules]
         detectors = {c: CountingDetector(args.detector) for c in combos}
         faces = {c: CountingFaces(args.faces) for c in combos}
     except ValueError as exc:
         parser.error(str(exc))
     skip = photos_seen(args.faces.with_suffix(".json"), args.detector.with_suffix(".json"))
     for name, samples in sets(args.photos, args.frames, skip):
-        scores = {c: Score(f"{name}, {c[0]}, {c[1] or 'full'}") for c in combos}
+        scores = {c: Score(f"{name}, {c[0]}, {c[1] or 'full'}, pips {c[2]}") for c in combos}
+        sure_wrong = dict.fromkeys(combos, 0)
         for c in combos:
             faces[c].turns = []
             detectors[c].full_looks = 0
         for sample in samples:
             for c in combos:
+                read: list[Reading] = []
 
                 def reader(
                     frame: np.ndarray,
                     _cal: Calibration | None,
                     want: int | None,
-                    combo: tuple[TurnRule, int | None] = c,
+                    combo: tuple[TurnRule, int | None, PipRule] = c,
+                    store: list[Reading] = read,
                 ) -> Reading:
-                    rule, coarse = combo
-                    return read_learned(
+                    rule, coarse, pips = combo
+                    reading = read_learned(
                         check_frame(frame),
                         detectors[combo],
                         want,
                         faces=faces[combo],
                         turns=rule,
                         coarse_side=coarse,
+                        pips=pips,
                     )
+                    store.append(reading)
+                    return reading
 
                 score_sample(scores[c], sample, reader)
+                sure_wrong[c] += _sure_wrong(read[0], sample)
         for c in combos:
             row = scores[c].to_json()
             turns = faces[c].turns
             row["four_turn_share"] = round(sum(t > 1 for t in turns) / max(1, len(turns)), 3)
             row["full_look_share"] = round(detectors[c].full_looks / max(1, len(samples)), 3)
             row["cpu_ms_median"] = round(statistics.median(scores[c].cpu_ms), 1)
+            row["wrong_sure_in_ok"] = sure_wrong[c]
             print(json.dumps(row), flush=True)
     return 0
+
+
+def _sure_wrong(reading: Reading, sample: Sample) -> int:
+    """Dice of an ok reading read wrong at 0.9 or more (the issue's "confidently wrong")."""
+    if not reading.ok:
+        return 0
+    pairs = match(reading.dice, sample.labels)
+    return sum(
+        reading.dice[i].value != sample.labels[j].value and reading.dice[i].confidence >= 0.9
+        for i, j in pairs
+    )
 
 
 if __name__ == "__main__":

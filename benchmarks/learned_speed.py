@@ -38,7 +38,7 @@ from vision.detect import (
     TurnRule,
     prepare,
 )
-from vision.reader import agreed, detected_count, face_hint, read_learned, read_single
+from vision.reader import agreed, detected_count, face_hints, read_learned, read_single
 from vision.render import random_scene
 
 
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             start = time.process_time()
             found = [d for d in detector.detect(frame) if d.score >= DETECTED]
             after_detector = time.process_time()
-            hints = [face_hint(d) for d in found]
+            hints = [face_hints(d) for d in found]
             probs, _ = faces.read(frame, [(d.centre, d.side) for d in found], hints, args.turns)
             after_faces = time.process_time()
             for d, p in zip(found, probs, strict=True):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -356,6 +357,7 @@ NO_FACE = 0.5  # the face reader's "no face" probability from which a die is dou
 COCKED = 0.2  # either network's "cocked / no face" probability from which a die is tilted
 DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
 UNCHECKED_CAP = 0.85  # a single-stage reading at most, when the pips count another value
+PipRule = Literal["doubted", "every"]  # which dice's pips read_detected counts
 
 
 def agreed(d: Detection, face: np.ndarray | None) -> bool:
@@ -422,10 +424,11 @@ def detected_count(image: np.ndarray, d: Detection) -> PipCount:
     return count_pips(image, square_region(d.centre, d.side), d.side)
 
 
-def face_hint(d: Detection) -> set[int]:
-    """The face the detector reads a die as (the face reader's hint: another face makes it
-    read all four quarter turns)."""
-    return {int(np.argmax(d.probs[1:])) + 1}
+def face_hints(d: Detection, count: PipCount | None = None) -> set[int]:
+    """The faces the detector (and the pip count, when made) read a die as: the face
+    reader's hints, another face among them makes it read all four quarter turns."""
+    hints = {int(np.argmax(d.probs[1:])) + 1}
+    return hints | ({count.value} if count is not None and 1 <= count.value <= 6 else set())
 
 
 def read_detected(
@@ -436,6 +439,7 @@ def read_detected(
     faces: FaceReader | None = None,
     single: bool = False,
     turns: TurnRule = "adaptive",
+    pips: PipRule = "doubted",
 ) -> Reading:
     """The reading made of the detector's dice (frames without a calibration).
 
@@ -444,24 +448,29 @@ def read_detected(
     come from a single-stage reader, whose own face classes are read (no face reader).
     ``turns``: which quarter turns of each die the face reader reads (see
     :meth:`FaceReader.read`; by default the other three only where the first is unsure or
-    the detector reads another face). The pips are counted on the dice whose face the face
-    reader and the detector do not agree on (see :func:`detected_die`).
+    another opinion reads another face). ``pips``: ``"doubted"`` counts the pips of the dice
+    whose face the face reader and the detector do not agree on (see :func:`detected_die`);
+    ``"every"`` counts every die's first and gives the count to the face reader as a hint
+    (the rule before, kept to measure against).
     """
     kept = [d for d in detections if d.score >= DETECTED]
     taught: list[np.ndarray | None] = [None] * len(kept)
     if profile is not None and kept:
         taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
+    counts: list[PipCount | None] = [None] * len(kept)
+    if pips == "every":
+        counts = [detected_count(image, d) for d in kept]
     faces = None if single else faces or load_face_reader()
     if faces is None:
         face_probs: list[np.ndarray | None] = [None] * len(kept)
     else:
-        hints = [face_hint(d) for d in kept]
+        hints = [face_hints(d, c) for d, c in zip(kept, counts, strict=True)]
         probs, _ = faces.read(image, [(d.centre, d.side) for d in kept], hints, turns)
         face_probs = list(probs)
     dice: list[Die] = []
     tilted: list[Die] = []
-    for d, face, known in zip(kept, face_probs, taught, strict=True):
-        die, cocked, absent = detected_die(image, d, face, known, single)
+    for d, face, known, count in zip(kept, face_probs, taught, counts, strict=True):
+        die, cocked, absent = detected_die(image, d, face, known, single, count)
         if absent:
             continue
         if cocked:
@@ -481,6 +490,7 @@ def read_learned(
     faces: FaceReader | None = None,
     turns: TurnRule = "adaptive",
     coarse_side: int | None = COARSE_SIDE,
+    pips: PipRule = "doubted",
 ) -> Reading:
     """The reading of a checked frame by the detector and the face reader, coarse to fine.
 
@@ -490,19 +500,21 @@ def read_learned(
     Otherwise (small or half-seen dice, no dice, a reading that is not ok: a die unsure or
     tilted, a count other than ``want``; or a die the coarse look finds half as likely
     cocked as a tilted die, ``COCKED / 2``) the detector looks again at its full side and that
-    reading stands. ``coarse_side=None`` looks at the full side only.
+    reading stands. ``coarse_side=None`` looks at the full side only. ``pips``: whose pips
+    are counted (see :func:`read_detected`).
     """
     if coarse_side is not None:
         found = detector.detect_coarse(image, side=coarse_side)
         # fewer dice than wanted cannot make an ok reading (reading only drops dice): look again
         if found is not None and (want is None or sum(d.score >= DETECTED for d in found) >= want):
-            reading = read_detected(image, found, want, profile, faces, turns=turns)
+            reading = read_detected(image, found, want, profile, faces, turns=turns, pips=pips)
             read = {die.center for die in reading.dice}
             # a die the coarse look finds half as likely cocked as a tilt is looked at again
             doubt = any(float(d.probs[0]) >= COCKED / 2 for d in found if d.centre in read)
             if reading.ok and not doubt:
                 return reading
-    return read_detected(image, detector.detect(image), want, profile, faces, turns=turns)
+    full = detector.detect(image)
+    return read_detected(image, full, want, profile, faces, turns=turns, pips=pips)
 
 
 def read_single(
