@@ -4,6 +4,7 @@ python benchmarks/learned_photos.py ../shared/data/dice-photos/nell-byler  # shi
 python benchmarks/learned_photos.py FOLDER --single MODEL.onnx  # a single-stage one
 python benchmarks/learned_photos.py FOLDER --single MODEL.onnx --all-images  # a left-out source
 python benchmarks/learned_photos.py FOLDER --faces FACES.onnx --all-images  # a left-out face reader
+python benchmarks/learned_photos.py FOLDER --faces FACES.onnx --all-images --pips every
 
 Photos the models were trained on are left out (their JSON files list them) unless
 ``--all-images`` is given (for a source the models never saw, as leave-one-source-out
@@ -31,7 +32,7 @@ import numpy as np
 from vision.bench import LabelledDie, load_folder, match
 from vision.detect import FACES_FILE, Detector, FaceReader, SingleStage, TurnRule, load_detector
 from vision.models import photos_seen
-from vision.reader import read_detected, read_dice, read_single
+from vision.reader import PipRule, read_detected, read_dice, read_single
 from vision.reading import Reading, check_frame
 
 SURE = 0.9
@@ -79,6 +80,13 @@ def main(argv: list[str] | None = None) -> int:
         default="adaptive",
         help="the face reader's turns (with --faces, --detector)",
     )
+    parser.add_argument(
+        "--pips",
+        choices=get_args(PipRule),
+        default="doubted",
+        help="whose pips are counted (with --faces, --detector): the dice the networks do not "
+        "agree on, or every die as before",
+    )
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.single is not None:
@@ -103,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
 
         def reader(frame: np.ndarray, want: int) -> Reading:
             image = check_frame(frame)
-            return read_detected(image, detector.detect(image), want, faces=faces, turns=args.turns)
+            found = detector.detect(image)
+            return read_detected(image, found, want, faces=faces, turns=args.turns, pips=args.pips)
     else:
         skip = photos_seen()
 

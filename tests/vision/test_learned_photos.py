@@ -101,3 +101,23 @@ def test_wrong_dice_are_counted_by_true_value_and_value_read(
         true, _, read = key.partition(" as ")
         assert true in "123456" and (read == "missed" or read in "123456"), key
         assert read == "missed" or int(read) == (int(true) - 2) % 6 + 1, key
+
+
+def test_the_pips_of_every_die_can_be_counted_as_before(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader
+
+    counted: list[object] = []
+    count = vision.reader.detected_count
+    monkeypatch.setattr(vision.reader, "detected_count", lambda *a: counted.append(a) or count(*a))
+    argv = [str(folder), "--faces", str(FACES_FILE), "--all-images"]
+    doubted = report(capsys, argv)
+    fewer = len(counted)
+    every = report(capsys, [*argv, "--pips", "every"])
+    assert len(counted) - fewer >= int(str(every["found"]))  # every die found is counted
+    assert fewer < len(counted) - fewer  # rendered tower dice: most agreed, not counted
+    for key in ("right", "found", "false_dice", "ok_frames"):
+        assert doubted[key] == every[key], key
+    with pytest.raises(SystemExit):
+        learned_photos.main([*argv, "--pips", "some"])
