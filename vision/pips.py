@@ -468,18 +468,21 @@ def detect_pips(
     pips: list[Pip] = []
     near: list[Pip] = []
     # blobs below a noise speck's share of the die are passed over (component 0 is the rest)
-    blobs = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] / die_area >= PIP_AREA[0] * 0.4) + 1
-    if not len(blobs):
+    rows = stats.tolist()  # x, y, width, height, area of each blob
+    least = PIP_AREA[0] * 0.4
+    blobs = [i for i in range(1, len(rows)) if rows[i][cv2.CC_STAT_AREA] / die_area >= least]
+    if not blobs:
         return pips, near
     peaks = label_peaks(labels, contrast, len(stats)).tolist()  # each blob's strongest pixel
-    for i in blobs.tolist():
-        x, y, bw, bh, pixels = stats[i].tolist()
+    middles = centroids.tolist()
+    for i in blobs:
+        x, y, bw, bh, pixels = rows[i]
         area = float(pixels)
         roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
         frac = area / die_area
         box = (slice(y, y + bh), slice(x, x + bw))
         strength = float(peaks[i]) / threshold
-        cx, cy = centroids[i].tolist()
+        cx, cy = middles[i]
         blob = Pip(
             (cx + 0.5) / zoom - 0.5 + ox, (cy + 0.5) / zoom - 0.5 + oy, area / zoom**2, strength
         )

@@ -420,3 +420,20 @@ def test_crop_features_equal_the_plain_features(n: int) -> None:
         fast, plain = profile.crop_features(crops), profile.crop_features_checked(crops)
         assert fast.dtype == plain.dtype and fast.shape == plain.shape
         assert np.array_equal(fast, plain)
+
+
+def test_colour_distance_of_crops_equals_numpys() -> None:
+    """Views of a crop of every shape a die gives, some of one row or column, and colours
+    of few levels (many equal differences)."""
+    rng = np.random.default_rng(120)
+    for trial in range(600):
+        h, w = int(rng.integers(1, 80)), int(rng.integers(1, 80))
+        lab = rng.normal(0, 60, (h + 4, w + 4, 3)).astype(np.float32)
+        if trial % 3 == 0:
+            lab = np.round(lab)
+        view = lab[2 : 2 + h, 1 : 1 + w] if trial % 2 else lab
+        body = rng.normal(0, 40, 3).astype(np.float32)
+        expected = np.sqrt(((view - body) ** 2).sum(axis=2))
+        fast = kernels.colour_distance(view, body)
+        for got in (fast, kernels.colour_distance_checked(view, body)):
+            assert got.dtype == expected.dtype and np.array_equal(got, expected)
