@@ -38,6 +38,22 @@ def spot_reach(spread: float | None) -> float:
     return float(min(LAMP_REACH, max(LAMP_CLOSE, SPREAD_REACH * spread)))
 
 
+FAR_SPOT = 0.2  # sides: the farthest from the lamp a spot beyond LAMP_REACH of the face's
+# centre is taken for it, however far the calibration's spots strayed (a pip's radius and the
+# spot's, as SPOT_ON_PIP)
+
+
+def far_reach(spread: float | None) -> float:
+    """How far from the lamp a blob farther than LAMP_REACH from the face's centre may lie
+    and still be its reflection, when the lamp lies that far out too: LAMP_REACH, or
+    SPREAD_REACH times the calibration's spread (``spread``) where its dice showed the spot
+    to stray farther, at most FAR_SPOT. No middle pip lies there (see ``pips.MIDDLE_OFF``), so
+    only the tower's own measure of the spot's scatter bounds it, not the centre's guard."""
+    if spread is None:
+        return LAMP_REACH
+    return float(min(FAR_SPOT, max(LAMP_REACH, SPREAD_REACH * spread)))
+
+
 def without_lamp(
     count: PipCount, lamp: tuple[float, float] | None, spread: float | None = None
 ) -> PipCount | None:
@@ -50,20 +66,26 @@ def without_lamp(
     within LAMP_REACH of the face's centre (but beyond LAMP_CENTRE: farther out than a real
     middle pip lies, see ``pips.MIDDLE_OFF``), or any blob when the lamp lies that near the
     centre, is explained only within :func:`spot_reach` of the lamp: LAMP_CLOSE, or as far
-    as the calibration's dice showed the spot to stray (``spread``).
+    as the calibration's dice showed the spot to stray (``spread``). A blob farther out,
+    with the lamp farther out too, is the lamp within LAMP_REACH of it; the blob set aside
+    as the spot, within :func:`far_reach`. A nearly-pip blob within LAMP_REACH of the
+    centre as strong as the pips' paint (GLARE_WEAKER of their contrast or more) is never
+    explained: a middle pip that the spot merged with, its centre pulled toward the lamp,
+    lies there (a 5 read as a 4 on tuning seed 505 at 1296x972).
     """
     if lamp is None:
         return None
     lx, ly = lamp
     reach = float(np.hypot(lx, ly))
     near_centre = spot_reach(spread)
+    far_out = far_reach(spread)
     if reach <= LAMP_CENTRE and near_centre <= LAMP_CLOSE:
         return None  # no blob beyond LAMP_CENTRE lies this near such a lamp
     rims = reach > LAMP_CENTRE  # a lamp at the centre lights no edge more than another
 
-    def at_lamp(x: float, y: float) -> bool:  # never a middle pip: away from the centre
+    def at_lamp(x: float, y: float, far: float = LAMP_REACH) -> bool:  # never a middle pip
         out = float(np.hypot(x, y))
-        close = LAMP_REACH if out > LAMP_REACH and reach > LAMP_REACH else near_centre
+        close = far if out > LAMP_REACH and reach > LAMP_REACH else near_centre
         return bool(out > LAMP_CENTRE and np.hypot(x - lx, y - ly) <= close)
 
     def on_rim(x: float, y: float, align: float = RIM_ALIGN) -> bool:
@@ -74,10 +96,12 @@ def without_lamp(
         strengths = count.doubt_strength
         return k < len(strengths) and strengths[k] < share * count.contrast
 
-    glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at)
+    # the blob set aside as the spot may stray as far as the calibration's spots did; a
+    # nearly-pip blob (a faint pip, perhaps) only as near as LAMP_REACH
+    glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at, far_out)
     swollen = _swollen_by_lamp(count, lamp)
     explained = [
-        at_lamp(*d)
+        (at_lamp(*d) and (float(np.hypot(*d)) > LAMP_REACH or faint(k)))
         or (on_rim(*d) and (glare or swollen or faint(k)))
         or (on_rim(*d, RIM_SIDE) and faint(k, FAINT))  # the lit rim spans the lamp's side
         for k, d in enumerate(count.doubt_at)
@@ -170,3 +194,20 @@ def lamp_confirmed(found: list[Found], lamp: tuple[float, float] | None = None) 
         )
         out.append(at is not None and (agree >= LAMP_SUPPORT or known))
     return out
+
+
+def paint_at_centre(count: PipCount) -> bool:
+    """Whether a 2 or a 4 has a nearly-pip blob within LAMP_REACH of its face's centre as
+    strong as the pips' paint (GLARE_WEAKER of their contrast or more): a middle pip that the
+    lamp's spot merged with (too irregular for a pip, its centre pulled toward the lamp) lies
+    there, so the die may be a 3 or a 5, and the count is a judgement, never sure (only a sure
+    second opinion confirms it, as a set-aside spot). A lamp cannot explain it away (see
+    :func:`without_lamp`)."""
+    if count.value not in (2, 4):
+        return False
+    return any(
+        float(np.hypot(*d)) <= LAMP_REACH
+        and k < len(count.doubt_strength)
+        and count.doubt_strength[k] >= GLARE_WEAKER * count.contrast
+        for k, d in enumerate(count.doubt_at)
+    )

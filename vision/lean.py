@@ -93,6 +93,18 @@ def side_excess(
     frame's other dice: a pixel within another die's square, or nearer to that square than
     to this one's (along each face's own axes), is the other die's.
     """
+    return side_face(frame, calibration, region, count, others)[0]
+
+
+def side_face(
+    frame: np.ndarray,
+    calibration: Calibration,
+    region: Region,
+    count: PipCount,
+    others: Sequence[tuple[Region, PipCount]] = (),
+) -> tuple[float, tuple[float, float]]:
+    """:func:`side_excess` and the edge it lies beside: the unit vector (frame axes) from the
+    top face's centre out through that edge."""
     side = calibration.die_side
     h, w = frame.shape[:2]
     pad = math.ceil(REACH * side) + 2
@@ -100,7 +112,7 @@ def side_excess(
     x0, y0 = max(0, x - pad), max(0, y - pad)
     x1, y1 = min(w, x + bw + pad), min(h, y + bh + pad)
     if x1 - x0 < 3 or y1 - y0 < 3:
-        return 0.0
+        return 0.0, (0.0, 0.0)
     crop = frame[y0:y1, x0:x1]
     dist = difference(
         crop,
@@ -144,7 +156,11 @@ def side_excess(
     # a side face lies beside one edge of the top face; a shadow or blur rims two or more
     across = along_u >= along_v
     edges = (across & (u > 0), across & (u < 0), ~across & (v > 0), ~across & (v < 0))
-    return max(float(np.count_nonzero(beyond & e)) for e in edges) / side**2
+    areas = [float(np.count_nonzero(beyond & e)) for e in edges]
+    k = int(np.argmax(areas))
+    c, s = math.cos(turn), math.sin(turn)  # u = dx c - dy s, v = dx s + dy c
+    outward = ((c, -s), (-c, s), (s, c), (-s, -c))[k]
+    return areas[k] / side**2, outward
 
 
 def _face_coordinates(
@@ -194,6 +210,10 @@ TOUCH_MARGIN = 2.0  # a touching die leans from this many times the tower's thre
 # one edge (tuning seeds 200-211, 15 rolls, far calibrations: flat touching dice of flat
 # rolls at most 1.08 times it at 640x480 and 0.81 at 1296x972, the seam and shared shadow
 # going to the nearer die's square; a leaning die whose pips counted cleanly 2.8 times)
+TOUCH_SHIFT = 0.07  # ... or from the tower's threshold when its region is drawn out through
+# that edge by more than this many sides (tuning seeds 500-511 and 800-811, 30 rolls, both
+# sizes: flat touching dice with sure counts 0.055-0.069 at the 99th percentile, at most 0.05
+# over the threshold in flat rolls; 38 of 43 leaning ones between 1 and 2 times it over 0.07)
 SURE_COUNT = 0.5  # the reader's MIN_CONFIDENCE: a count from which a die could be scored
 
 
@@ -203,20 +223,47 @@ def leans_touching(
     region: Region,
     count: PipCount,
     others: Sequence[tuple[Region, PipCount]] = (),
+    scored: PipCount | None = None,
 ) -> bool:
     """Whether a die of a touching group leans: under a calibration that witnessed a far
     camera, more than TOUCH_MARGIN times :func:`lean_excess` of it lies beside one edge of
-    its top face. What lies nearer a neighbour's square is the neighbour's, so a flat pair's
-    seam and shared shadow measure about as much as a lone flat die's blur; a leaning die's
-    side face, a band up to a third of a side deep, measures several times more. Only a
+    its top face, or more than the threshold itself with the die's region drawn out through
+    that edge (:func:`region_shift` over TOUCH_SHIFT: a side face belongs to the die's region,
+    the seam with a flat neighbour is shared between them). What lies nearer a neighbour's
+    square is the neighbour's, so a flat pair's seam and shared shadow measure about as much
+    as a lone flat die's blur; a leaning die's side face, a band up to a third of a side
+    deep, measures several times more. Only a
     count sure enough to be scored (SURE_COUNT) is judged so: a doubtful one stays unsure
-    (see :func:`doubts_touching`), a blurred or smudged die's spill is no lean to report."""
+    (see :func:`doubts_touching`), a blurred or smudged die's spill is no lean to report.
+    ``scored`` is the count as the reader scores it (the lamp's spot taken out, see
+    :func:`vision.lamp.without_lamp`), ``count`` when None: a count the lamp makes sure is
+    judged as a sure one."""
     if region.merged == 1 or not 1 <= count.value <= 6 or not far_calibration(calibration):
         return False
-    if confidence(count) < SURE_COUNT:  # unsure already, and doubted by doubts_touching
+    if confidence(count if scored is None else scored) < SURE_COUNT:  # unsure, and doubted
         return False
-    area = side_excess(frame, calibration, region, count, others)
-    return area > TOUCH_MARGIN * lean_excess(calibration)
+    area, outward = side_face(frame, calibration, region, count, others)
+    threshold = lean_excess(calibration)
+    if area > TOUCH_MARGIN * threshold:
+        return True
+    # more than a lone die's threshold, and the die's region drawn out through that edge:
+    # a side face, which a flat pair's seam (shared between the two squares) is not
+    return area > threshold and region_shift(region, count, outward, calibration.die_side) > (
+        TOUCH_SHIFT
+    )
+
+
+def region_shift(
+    region: Region, count: PipCount, outward: tuple[float, float], side: float
+) -> float:
+    """How far (sides) the die's region's centre lies from its top face's centre (the pips')
+    out through the edge ``outward`` points at: a leaning die's region takes in the side face
+    it shows beyond that edge, a band about ``cos t / 2 + sin t - 1/2`` deep (0.17 of a side
+    at 10 degrees), which draws its centre out by about half that; a flat die's region is
+    centred on its face, shadows and the seam with a neighbour aside."""
+    middle = _face_middle(count, region)
+    dx, dy = region.center[0] - middle[0], region.center[1] - middle[1]
+    return float(dx * outward[0] + dy * outward[1]) / side
 
 
 def doubts_touching(
@@ -303,13 +350,15 @@ def frame_leaning(
     readable: list[Found],
     calibration: Calibration | None,
     far_by_calibration: bool,
+    scored: PipCount | None = None,
 ) -> bool:
     """Whether ``found`` leans, on a frame with no near view agreed: its region or pips say
     so and the frame's dice witness a far camera (:func:`seen_from_far`), or it shows a side
     face at full resolution (:mod:`vision.lean`) and the calibration's flat dice or the
     frame's witness a far camera, or its pips include a side face's (touching or not) and the
     calibration witnesses a far camera, which shows no side face of a flat die, or it is a
-    touching die showing a side face (:func:`leans_touching`) under such a calibration."""
+    touching die showing a side face (:func:`leans_touching`) under such a calibration.
+    ``scored``: the count as the reader scores it (see :func:`leans_touching`)."""
     if calibration is None:
         return False
     if found.count.side_pips and far_by_calibration:
@@ -326,7 +375,7 @@ def frame_leaning(
     if found.region.merged != 1:  # a touching die: its side face beside one edge, several
         # times what a flat pair's seam shows, under a far calibration
         return far_by_calibration and leans_touching(
-            image, calibration, found.region, found.count, others
+            image, calibration, found.region, found.count, others, scored
         )
     if long_side(found.region) <= SUSPECT_LONG * side:
         return False  # as square as a flat die at the working scale: not worth the look

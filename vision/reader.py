@@ -29,7 +29,7 @@ from vision.detect import (
     load_single,
 )
 from vision.found import Found
-from vision.lamp import frame_lamp, lamp_confirmed, without_lamp
+from vision.lamp import frame_lamp, lamp_confirmed, paint_at_centre, without_lamp
 from vision.lean import (
     agreed_near_views,
     doubts_touching,
@@ -111,7 +111,9 @@ def _die(
     value, conf = fuse_taught(count.value, pips, probs, taught, veto=explained is None)
     if doubted and pips < MIN_CONFIDENCE:
         conf = min(conf, pips)
-    if count.glare and not (_sure_of(taught, value) or _sure_of(probs, value)):
+    if (count.glare or paint_at_centre(count)) and not (
+        _sure_of(taught, value) or _sure_of(probs, value)
+    ):
         conf = min(conf, GLARE_CAP)
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
@@ -576,8 +578,11 @@ def read_dice(
         else None
     )
     for f, probs, known in zip(readable, opinions, taught, strict=True):
+        # a touching die is judged leaning from a count the reader could score: the count
+        # with what the lamp explains taken out, as _die scores it
+        scored = without_lamp(f.count, lamp, spread)
         leaning = looks_tilted(f, side) or (
-            far and frame_leaning(image, f, readable, calibration, cal_far)
+            far and frame_leaning(image, f, readable, calibration, cal_far, scored)
         )
         doubted = (
             cal_far

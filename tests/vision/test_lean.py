@@ -264,3 +264,82 @@ def test_a_touching_die_is_judged_leaning_only_from_a_count_the_reader_could_sco
     from vision.reader import MIN_CONFIDENCE
 
     assert SURE_COUNT == MIN_CONFIDENCE
+
+
+@pytest.fixture(scope="module")
+def drawn_out():
+    from vision.render import resolve_style
+
+    setup = make_setup(509, (640, 480), resolve_style("setup"))  # a far camera, touching dice
+    assert setup is not None
+    return setup
+
+
+def _touching_shifts(setup, number: int) -> list[tuple[bool, float, float, float]]:
+    """(cocked, side face over the tower's threshold, region shift, count's confidence) of
+    each touching die found in roll ``number``."""
+    from vision.lean import lean_excess, region_shift, side_face
+    from vision.pips import confidence
+
+    frame, truth = setup.roll(number, 1 if number % 3 == 0 else 0)
+    found, side = locate(frame, setup.calibration)
+    assert side is not None
+    out = []
+    for f in found:
+        if f.region.merged == 1 or not 1 <= f.count.value <= 6:
+            continue
+        nearest = min(
+            truth["dice"],
+            key=lambda d: math.hypot(d["center"][0] - f.centre[0], d["center"][1] - f.centre[1]),
+        )
+        others = [(g.region, g.count) for g in found if g is not f]
+        area, outward = side_face(frame, setup.calibration, f.region, f.count, others)
+        shift = region_shift(f.region, f.count, outward, side)
+        ratio = area / lean_excess(setup.calibration)
+        out.append((bool(nearest["cocked"]), ratio, shift, confidence(f.count)))
+    return out
+
+
+def test_a_touching_die_drawn_out_through_its_side_face_is_refused(drawn_out) -> None:
+    # tuning seed 509 at 640x480, roll 24: a die leaning on its neighbours counts its pips
+    # at 0.74; its side face measures 1.99 times the tower's threshold (under TOUCH_MARGIN)
+    # and its region's centre lies 0.086 sides out through that edge: it was scored
+    from vision.lean import TOUCH_MARGIN, TOUCH_SHIFT
+
+    leaning = [s for s in _touching_shifts(drawn_out, 24) if s[0]]
+    assert leaning
+    _, ratio, shift, sure = leaning[0]
+    assert 1.0 < ratio < TOUCH_MARGIN and shift > TOUCH_SHIFT and sure >= 0.5
+    frame, _ = drawn_out.roll(24, 1)
+    reading = read_dice(frame, drawn_out.calibration, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
+
+
+def test_flat_touching_dice_are_centred_on_their_faces(drawn_out) -> None:
+    from vision.lean import TOUCH_SHIFT
+
+    touching = 0
+    for number in (1, 2, 4, 5, 7, 8, 10, 11, 13, 14):
+        for cocked, _, shift, sure in _touching_shifts(drawn_out, number):
+            assert not cocked
+            touching += 1
+            if sure >= 0.5:
+                assert shift < TOUCH_SHIFT
+        frame, _ = drawn_out.roll(number, 0)
+        assert "leaning" not in read_dice(frame, drawn_out.calibration, expected=6).reason
+    assert touching >= 2  # the rolls hold touching dice
+
+
+def test_a_region_shift_is_measured_out_through_the_edge() -> None:
+    from vision.lean import region_shift
+    from vision.pips import Pip, assess
+    from vision.segment import square_region
+
+    side = 40.0
+    a = 0.27 * side
+    pips = [Pip(100.0 + u * a, 100.0 + v * a, 40.0, 2.2) for u, v in ((-1, -1), (1, 1))]
+    count = assess(pips, (100.0, 100.0), side, 0)
+    drawn = square_region((104.0, 100.0), side)  # 0.1 side to the right of the face
+    assert region_shift(drawn, count, (1.0, 0.0), side) == pytest.approx(0.1, abs=0.01)
+    assert region_shift(drawn, count, (-1.0, 0.0), side) == pytest.approx(-0.1, abs=0.01)
+    assert region_shift(drawn, count, (0.0, 1.0), side) == pytest.approx(0.0, abs=0.01)
