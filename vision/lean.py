@@ -76,7 +76,7 @@ def _face_turn(count: PipCount, region: Region, side: float) -> float:
     """The turn of :func:`_face_axes`."""
     if len(count.pips) >= 2:
         return face_turn(np.array(count.pips, np.float32), side)
-    return math.radians(cv2.minAreaRect(region.contour)[2])
+    return math.radians(region.rect[2])
 
 
 def side_excess(
@@ -286,7 +286,7 @@ def doubts_touching(
 def tilted(region: Region, side: float) -> bool:
     """A top face much larger or smaller than a die, or far from square, suggests a cocked die."""
     ratio = region.side / side
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    (_, _), (w, h), _ = region.rect
     aspect = max(w, h) / max(1.0, min(w, h))
     return region.merged == 1 and (ratio > 1.45 or ratio < 0.6 or aspect > 1.25)
 
@@ -311,7 +311,7 @@ WITNESS_REACH = 0.25  # witnesses at least this share of the suspect's distance 
 
 
 def long_side(region: Region) -> float:
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    (_, _), (w, h), _ = region.rect
     return float(max(w, h))
 
 
@@ -405,7 +405,7 @@ def seen_from_near(found: Found, side: float, frame_centre: tuple[float, float])
     reach, way = float(np.linalg.norm(excess)), float(np.linalg.norm(inward))
     if reach < 0.05 * side or way < side:
         return found
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    (_, _), (w, h), _ = region.rect
     aligned = float(excess @ inward) / (reach * way) > NEAR_VIEW_ALIGN
     if not aligned or not 0.8 * side <= min(w, h) <= 1.25 * side or max(w, h) > 1.9 * side:
         return found

@@ -38,7 +38,7 @@ def _joined(image: np.ndarray, a: Fragment, b: Fragment, side: float) -> Fragmen
     if np.hypot(a[2][0] - b[2][0], a[2][1] - b[2][1]) > NEAREST * side:
         return None
     region = _union(a[0], b[0])
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    (_, _), (w, h), _ = region.rect
     if max(w, h) > LONGEST * side:
         return None
     pips, near = detect_pips(image, region.contour, side)

@@ -82,7 +82,7 @@ def _check_expected(expected: object) -> int | None:
 
 def _shape_doubt(region: Region, side: float) -> float:
     """1 for a die-sized square region, falling to 0 for a part of a die or several dice."""
-    (_, _), (w, h), _ = cv2.minAreaRect(region.contour)
+    (_, _), (w, h), _ = region.rect
     short, long = min(w, h) / side, max(w, h) / side
     off = max(0.0, 0.85 - short) + max(0.0, long - 1.35)
     return float(np.exp(-((off / 0.12) ** 2)))

@@ -9,6 +9,7 @@ a die's size and shape; merged regions of touching dice are split by k-means.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -31,6 +32,12 @@ class Region:
     angle: float  # rotation of the die's square, degrees
     box: tuple[int, int, int, int]
     merged: int = 1  # how many dice the blob this came from held
+
+    @cached_property
+    def rect(self) -> cv2.typing.RotatedRect:
+        """The outline's ``cv2.minAreaRect`` (centre, size, angle), made once: the reader's
+        judgements ask for it several times."""
+        return cv2.minAreaRect(self.contour)
 
 
 def working_scale(shape: tuple[int, ...], short_side: int = 120) -> int:

@@ -437,3 +437,15 @@ def test_colour_distance_of_crops_equals_numpys() -> None:
         fast = kernels.colour_distance(view, body)
         for got in (fast, kernels.colour_distance_checked(view, body)):
             assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+def test_a_regions_rectangle_is_its_outlines() -> None:
+    """Regions keep their outline's minimum-area rectangle once made."""
+    rng = np.random.default_rng(130)
+    for _ in range(50):
+        centre = (float(rng.uniform(20, 600)), float(rng.uniform(20, 400)))
+        box = cv2.boxPoints((centre, tuple(rng.uniform(5, 80, 2)), float(rng.uniform(0, 90))))
+        contour = np.round(box).astype(np.int32).reshape(-1, 1, 2)
+        region = segment._region(contour, int(rng.integers(1, 5)))
+        assert region.rect == cv2.minAreaRect(region.contour)
+        assert region.rect is region.rect
