@@ -87,7 +87,7 @@ def median_of(values: np.ndarray, axis: int = 0) -> np.ndarray:
     """``np.median(values, axis=axis)`` of finite floats without the overhead of its
     general function: the same partition (the middle values do not depend on which other
     places it also sorts), then the middle one, or the mean of the middle two (their sum
-    halved, as ``mean`` makes it)."""
+    halved, as ``mean`` makes it; of a vector, see :func:`_middle_two`)."""
     n = values.shape[axis]
     if n == 0:  # numpy's own warning and NaN
         empty: np.ndarray = np.median(values, axis=axis)
@@ -97,9 +97,29 @@ def median_of(values: np.ndarray, axis: int = 0) -> np.ndarray:
     if n % 2:
         odd: np.ndarray = np.partition(values, half, axis=axis)[(*before, half)]
         return odd
-    part = np.partition(values, (half - 1, half), axis=axis)
-    middle: np.ndarray = (part[(*before, half - 1)] + part[(*before, half)]) / values.dtype.type(2)
+    if values.ndim == 1:  # one selection and a maximum (along another axis, two selections
+        # are the faster: a maximum across a middle axis reads the array out of order)
+        lower, upper = _middle_two(values, half)
+    else:
+        part = np.partition(values, (half - 1, half), axis=axis)
+        lower, upper = part[(*before, half - 1)], part[(*before, half)]
+    middle: np.ndarray = (lower + upper) / values.dtype.type(2)
     return middle
+
+
+def _middle_two(values: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two middle values of a vector of ``half * 2`` finite floats, as
+    ``np.partition(values, (half - 1, half))`` puts them at ``half - 1`` and ``half``.
+    One partition at ``half`` leaves the ``half`` smallest before it, whose largest is the
+    other middle value (one selection and a maximum instead of two selections). The two
+    differ only in the sign of a zero, which each partition chooses as it goes: where a middle
+    value is zero, the two-place partition is made, as numpy's median makes it."""
+    part = np.partition(values, half)
+    upper, lower = part[half], part[:half].max()
+    if lower == 0 or upper == 0:
+        part = np.partition(values, (half - 1, half))
+        return part[half - 1], part[half]
+    return lower, upper
 
 
 def label_peaks(labels: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:

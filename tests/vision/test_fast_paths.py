@@ -449,3 +449,43 @@ def test_a_regions_rectangle_is_its_outlines() -> None:
         region = segment._region(contour, int(rng.integers(1, 5)))
         assert region.rect == cv2.minAreaRect(region.contour)
         assert region.rect is region.rect
+
+
+def _two_place_median(values: np.ndarray, axis: int) -> np.ndarray:
+    """The middle of ``values`` by numpy's own two-place partition (what np.median does)."""
+    n = values.shape[axis]
+    before = (slice(None),) * (axis % values.ndim)
+    if n % 2:
+        odd: np.ndarray = np.partition(values, n // 2, axis=axis)[(*before, n // 2)]
+        return odd
+    part = np.partition(values, (n // 2 - 1, n // 2), axis=axis)
+    pair = part[(*before, n // 2 - 1)] + part[(*before, n // 2)]
+    middle: np.ndarray = pair / values.dtype.type(2)
+    return middle
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    signs = np.array_equal(np.signbit(a), np.signbit(b))
+    return a.dtype == b.dtype and np.array_equal(a, b) and signs
+
+
+def test_medians_by_one_selection_equal_the_two_place_partition() -> None:
+    """Vectors and arrays of many ties, zeros of both signs among them."""
+    rng = np.random.default_rng(140)
+    for trial in range(3000):
+        shape = [int(rng.integers(1, 6)) for _ in range(int(rng.integers(1, 4)))]
+        axis = int(rng.integers(0, len(shape)))
+        shape[axis] = int(rng.integers(1, 60))
+        values = rng.normal(0, 3, shape).astype(np.float32 if trial % 3 else np.float64)
+        if trial % 4 == 0:
+            values = np.round(values)
+        if trial % 5 == 0:
+            values[values < 0.5] = 0.0
+        if trial % 7 == 0:  # zeros of both signs
+            values = np.round(values) * np.sign(rng.normal(size=shape)).astype(values.dtype) * 0
+        assert _same_bits(kernels.median_of(values, axis), _two_place_median(values, axis))
+        lab = np.round(rng.normal(0, 3, (9, 11, 3))).astype(np.float32) * (trial % 2)
+        pixels = np.sort(rng.choice(99, int(rng.integers(1, 99)), replace=False))
+        flat = np.ascontiguousarray(lab.reshape(-1, 3)[pixels].T)
+        assert _same_bits(kernels.body_colour(lab, pixels), _two_place_median(flat, 1))
