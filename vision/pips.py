@@ -67,6 +67,12 @@ class PipCount:
     even_spread: float = 0.0  # the size spread of the other pips, without the swollen one
 
 
+def face_template(value: int, a: float) -> np.ndarray:
+    """The standard layout of a face of ``value`` pips, corner pips ``a`` sides from its
+    centre (die side = 1, centre at 0, unturned)."""
+    return _template(value, a)
+
+
 def _templates(value: int) -> tuple[np.ndarray, float]:
     """Every rotation of a face layout with unit spacing, (rotations, pips, 2), and its RMS
     radius (the spacing of a seen face is its RMS radius over this one)."""

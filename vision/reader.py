@@ -29,7 +29,13 @@ from vision.detect import (
     load_single,
 )
 from vision.found import Found
-from vision.lamp import frame_lamp, lamp_confirmed, paint_at_centre, without_lamp
+from vision.lamp import (
+    frame_lamp,
+    hidden_by_lamp,
+    lamp_confirmed,
+    paint_at_centre,
+    without_lamp,
+)
 from vision.lean import (
     agreed_near_views,
     doubts_touching,
@@ -104,11 +110,18 @@ def _die(
     knows no lamp, may then not veto the count. ``doubted``: the lean check doubts the die
     (see :func:`vision.lean.doubts_touching`): a doubtful count is then not raised by the
     second opinions, which see its top face only. ``spread``: how far the calibration's dice
-    showed the lamp's spot to stray from it (see :func:`vision.lamp.spot_reach`)."""
+    showed the lamp's spot to stray from it (see :func:`vision.lamp.spot_reach`). A count
+    the lamp's spot may hide a pip of (see :func:`vision.lamp.hidden_by_lamp`) takes the pip
+    only when a sure second opinion reads that value, and stays unsure otherwise."""
     explained = without_lamp(found.count, lamp, spread)
     count = found.count if explained is None else explained
     pips = confidence(count)
     value, conf = fuse_taught(count.value, pips, probs, taught, veto=explained is None)
+    hidden = hidden_by_lamp(count, lamp, side) if conf < MIN_CONFIDENCE else None
+    if hidden is not None and (_sure_of(taught, hidden.value) or _sure_of(probs, hidden.value)):
+        # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
+        count, pips = hidden, confidence(hidden)
+        value, conf = fuse_taught(count.value, pips, probs, taught)
     if doubted and pips < MIN_CONFIDENCE:
         conf = min(conf, pips)
     if (count.glare or paint_at_centre(count)) and not (
