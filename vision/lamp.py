@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.found import Found
-from vision.pips import ANGLES, CLEAN_FIT, GLARE_WEAKER, LAYOUT_OFFSETS, PipCount, face_template
+from vision.pips import CLEAN_FIT, GLARE_WEAKER, PipCount, gap_fit
 
 LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
 LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
@@ -233,29 +233,14 @@ def hidden_by_lamp(
     if count.layout_error < CLEAN_FIT:
         return None
     points = np.array(count.pips, np.float64) / side
-    centre = points.mean(axis=0)
-    c, s = np.cos(ANGLES), np.sin(ANGLES)
-    turns = np.stack([np.stack([c, s], 1), np.stack([-s, c], 1)], 1)  # (R, 2, 2)
-    bases = np.stack([face_template(n + 1, float(a)) for a in LAYOUT_OFFSETS]).astype(float)
-    turned = np.einsum("apj,rjk->arpk", bases, turns).reshape(-1, n + 1, 2)  # every turn
-    best: tuple[float, np.ndarray, np.ndarray] | None = None
-    for m in range(n + 1):  # the empty place
-        rest = np.delete(turned, m, axis=1)
-        middle = centre - rest.mean(axis=1)  # each face's centre with that place empty
-        gaps = points[None, :, None, :] - (rest + middle[:, None, :])[:, None, :, :]
-        d = np.sqrt((gaps * gaps).sum(axis=3))  # (faces, pips, places)
-        errors = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
-        k = int(errors.argmin())
-        if best is None or float(errors[k]) < best[0]:
-            best = (float(errors[k]), turned[k, m], middle[k])
-    if best is None or best[0] >= CLEAN_FIT:
+    error, place, middle = gap_fit(points, n + 1)
+    if error >= CLEAN_FIT:
         return None
-    error, place, middle = best
     px, py = float(place[0]), float(place[1])
     if float(np.hypot(px - lamp[0], py - lamp[1])) > SPOT_ON_PIP:
         return None
     # the doubts lie from the centre of the count's pips; the face's centre is ``middle``
-    shift = centre - middle
+    shift = points.mean(axis=0) - middle
     merged = [
         float(np.hypot(x + shift[0] - px, y + shift[1] - py)) <= SPOT_ON_PIP
         and float(np.hypot(x + shift[0] - lamp[0], y + shift[1] - lamp[1])) <= SPOT_ON_PIP

@@ -67,12 +67,6 @@ class PipCount:
     even_spread: float = 0.0  # the size spread of the other pips, without the swollen one
 
 
-def face_template(value: int, a: float) -> np.ndarray:
-    """The standard layout of a face of ``value`` pips, corner pips ``a`` sides from its
-    centre (die side = 1, centre at 0, unturned)."""
-    return _template(value, a)
-
-
 def _templates(value: int) -> tuple[np.ndarray, float]:
     """Every rotation of a face layout with unit spacing, (rotations, pips, 2), and its RMS
     radius (the spacing of a seen face is its RMS radius over this one)."""
@@ -197,6 +191,31 @@ def _fit_checked(points: np.ndarray, side: float) -> tuple[float, int, float]:
     err = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
     best = int(np.argmin(err))
     return float(err[best]), best, a
+
+
+def gap_fit(points: np.ndarray, value: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """How well ``points`` (``value - 1`` pips, in sides) form a face of ``value`` pips with
+    one place empty, over every turn, corner offset and empty place: the layout error (as
+    :func:`_fit` measures it, the larger of the two mean nearest distances), the empty place
+    from the face's centre, and that centre where ``points`` lie. Unlike :func:`_fit`, the
+    spacing is searched: a missing pip leaves the points' spread no measure of it."""
+    centre = points.mean(axis=0)
+    c, s = np.cos(ANGLES), np.sin(ANGLES)
+    turns = np.stack([np.stack([c, s], 1), np.stack([-s, c], 1)], 1)  # (R, 2, 2)
+    bases = np.stack([_template(value, float(a)) for a in LAYOUT_OFFSETS]).astype(float)
+    turned = np.einsum("apj,rjk->arpk", bases, turns).reshape(-1, value, 2)  # every turn
+    best: tuple[float, np.ndarray, np.ndarray] | None = None
+    for m in range(value):  # the empty place
+        rest = np.delete(turned, m, axis=1)
+        middle = centre - rest.mean(axis=1)  # each face's centre with that place empty
+        gaps = points[None, :, None, :] - (rest + middle[:, None, :])[:, None, :, :]
+        d = np.sqrt((gaps * gaps).sum(axis=3))  # (faces, pips, places)
+        errors = np.maximum(d.min(axis=2).mean(axis=1), d.min(axis=1).mean(axis=1))
+        k = int(errors.argmin())
+        if best is None or float(errors[k]) < best[0]:
+            best = (float(errors[k]), turned[k, m], middle[k])
+    assert best is not None  # value >= 1 places were tried
+    return best
 
 
 def face_turn(points: np.ndarray, side: float) -> float:
