@@ -226,6 +226,22 @@ def body(allowed: tuple[str, ...]) -> dict[str, Any]:
     return data
 
 
+GOT_LENGTH = 40  # characters of a refused value an error message quotes
+
+
+def got(data: dict[str, Any], key: str) -> str:
+    """What the request sent for ``key``, for the end of an error message."""
+    if key not in data:
+        return "; it was left out"
+    return "; got " + shown(data[key])
+
+
+def shown(value: object) -> str:
+    """A refused JSON value as one short line: ``[1, 9]``, ``"six"``, cut after 40 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= GOT_LENGTH else text[: GOT_LENGTH - 3] + "..."
+
+
 def name_field(data: dict[str, Any], key: str, required: bool = True) -> str | None:
     """A player's name in its normal form (:mod:`zilch.names`)."""
     value = data.get(key)
@@ -240,7 +256,7 @@ def name_field(data: dict[str, Any], key: str, required: bool = True) -> str | N
 def flag_field(data: dict[str, Any], key: str) -> None:
     """A replay-style marker such as ``"bank": true``: absent or true."""
     if key in data and data[key] is not True:
-        raise BadBody(f"{key!r} must be true (or left out)")
+        raise BadBody(f"{key!r} must be true (or left out){got(data, key)}")
 
 
 def dice_field(data: dict[str, Any], key: str) -> list[int]:
@@ -251,7 +267,10 @@ def dice_field(data: dict[str, Any], key: str) -> list[int]:
         or not 1 <= len(value) <= 6
         or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in value)
     ):
-        raise BadBody(f"{key!r} must be a list of 1 to 6 die values from 1 to 6, such as [1, 5]")
+        raise BadBody(
+            f"{key!r} must be a list of 1 to 6 die values from 1 to 6, such as [1, 5]"
+            + got(data, key)
+        )
     return list(value)
 
 
@@ -261,7 +280,7 @@ def turn_field(data: dict[str, Any]) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not 1 <= len(value) <= 40:
-        raise BadBody("'turn' must be the state's turn_token, such as \"12-7\"")
+        raise BadBody("'turn' must be the state's turn_token, such as \"12-7\"" + got(data, "turn"))
     return value
 
 
@@ -347,7 +366,7 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     except ValueError:
         value = lo - 1
     if not lo <= value <= hi:
-        raise BadBody(f"{name} must be an integer from {lo} to {hi}")
+        raise BadBody(f"{name} must be an integer from {lo} to {hi}; got {shown(raw)}")
     return value
 
 
@@ -386,9 +405,14 @@ def _player_entry(entry: Any) -> tuple[str, str | None]:
         name = name_field(entry, "name") or ""
         bot = entry.get("bot")
         if bot is not None and not isinstance(bot, str):
-            raise BadBody("a player's 'bot' must be a computer player's name, such as \"dicenow\"")
+            raise BadBody(
+                "a player's 'bot' must be a computer player's name, such as \"dicenow\""
+                + got(entry, "bot")
+            )
         return name, bot
-    raise BadBody('each player must be a name or {"name": "Cy", "bot": "dicenow"}')
+    raise BadBody(
+        'each player must be a name or {"name": "Cy", "bot": "dicenow"}; got ' + shown(entry)
+    )
 
 
 @bp.post("/pin")
@@ -417,15 +441,18 @@ def new_game() -> Response:
     data = body(("preset", "rules", "players"))
     preset = data.get("preset")
     if preset is not None and not isinstance(preset, str):
-        raise BadBody("'preset' must be a preset's name, such as \"dicenow\"")
+        raise BadBody("'preset' must be a preset's name, such as \"dicenow\"" + got(data, "preset"))
     rules = data.get("rules", {})
     if not isinstance(rules, dict) or not all(
         isinstance(v, str | int | bool) and not isinstance(v, float) for v in rules.values()
     ):
-        raise BadBody("'rules' must be an object of house rules, such as {\"three_pairs\": 750}")
+        raise BadBody(
+            "'rules' must be an object of house rules, such as {\"three_pairs\": 750}"
+            + got(data, "rules")
+        )
     entries = data.get("players", [])
     if not isinstance(entries, list) or len(entries) > 20:
-        raise BadBody("'players' must be a list of up to 20 players")
+        raise BadBody("'players' must be a list of up to 20 players" + got(data, "players"))
     players: list[str] = []
     bots: dict[str, str] = {}
     for entry in entries:
@@ -450,7 +477,9 @@ def join() -> Response:
     name = name_field(data, "join" if "join" in data else "name")
     bot = data.get("bot")
     if bot is not None and not isinstance(bot, str):
-        raise BadBody("'bot' must be a computer player's name, such as \"dicenow\"")
+        raise BadBody(
+            "'bot' must be a computer player's name, such as \"dicenow\"" + got(data, "bot")
+        )
     return act(lambda: service().join(name or "", bot))
 
 
@@ -460,7 +489,7 @@ def roll() -> Response:
     """ROLL: ``{}`` or ``{"roll": true}``; the tower shakes and reads the dice."""
     data = body(("roll", "player", "turn"))
     if "roll" in data and data["roll"] is not True:
-        raise BadBody("'roll' must be true: the tower reads the dice itself")
+        raise BadBody("'roll' must be true: the tower reads the dice itself" + got(data, "roll"))
     player = name_field(data, "player", required=False)
     return act(lambda: service().roll(player, turn_field(data)))
 
@@ -557,7 +586,7 @@ def pause() -> Response:
     """Pause or resume the table: ``{"paused": true|false}`` (host calls and timers stop)."""
     data = body(("paused",))
     if not isinstance(data.get("paused"), bool):
-        raise BadBody("'paused' must be true or false")
+        raise BadBody("'paused' must be true or false" + got(data, "paused"))
     return act(lambda: service().pause(bool(data["paused"])))
 
 
@@ -597,7 +626,7 @@ def settings() -> Response:
     """Table settings that change at runtime: ``{"speech": true|false}``."""
     data = body(("speech",))
     if not isinstance(data.get("speech"), bool):
-        raise BadBody("'speech' must be true or false")
+        raise BadBody("'speech' must be true or false" + got(data, "speech"))
     return act(lambda: service().set_speech(bool(data["speech"])))
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from flask import Blueprint, Response, current_app, jsonify
 
-from server.api import BadBody, body, host_blueprint_answers
+from server.api import BadBody, body, got, host_blueprint_answers
 from server.pictures import PictureError, die_picture
 from server.table_state import TableError
 from vision import Reading
@@ -148,7 +148,9 @@ def confirm() -> Response:
     values = data.get("values")
     with session.lock:
         if not isinstance(index, int) or isinstance(index, bool):
-            raise BadBody("'roll' must be the number of a roll of this teach step")
+            raise BadBody(
+                "'roll' must be the number of a roll of this teach step" + got(data, "roll")
+            )
         if not 0 <= index < len(session.rolls):
             raise BadBody(
                 f"'roll' {index} is not a roll of this teach step (0 to {len(session.rolls) - 1})"
@@ -162,7 +164,10 @@ def confirm() -> Response:
                 isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values
             )
         ):
-            raise BadBody(f"'values' must be {n} die values from 1 to 6, one per die shown")
+            raise BadBody(
+                f"'values' must be {n} die values from 1 to 6, one per die shown"
+                + got(data, "values")
+            )
         taught.values = list(values)
         session.learned = None
     return jsonify(_status(session))

@@ -71,3 +71,32 @@ def test_deep_bodies_name_the_limit(client, depth: int) -> None:
     assert response.status_code in (400, 413)
     if response.status_code == 400:
         assert "deeper than 8 levels" in response.get_json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("path", "sent", "quoted"),
+    [
+        ("/api/correct", {"correct": [1, 2, 3, 4, 5, 9], "name": "Ann"}, "got [1, 2, 3, 4, 5, 9]"),
+        ("/api/keep", {"keep": "1 5"}, 'got "1 5"'),
+        ("/api/keep", {}, "it was left out"),
+        ("/api/roll", {"roll": False}, "got false"),
+        ("/api/new-game", {"preset": 7}, "got 7"),
+        ("/api/new-game", {"players": [["Ann"]]}, 'got ["Ann"]'),
+        ("/api/settings", {"speech": "on"}, 'got "on"'),
+        ("/api/pause", {"paused": 1}, "got 1"),
+        ("/api/keep", {"keep": list(range(100))}, "got [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11..."),
+    ],
+)
+def test_a_refused_value_is_quoted(client, path: str, sent: dict, quoted: str) -> None:
+    before = client.get("/api/state").get_json()
+    response = client.post(path, json=sent, headers=HEADERS)
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert error.endswith(quoted), error
+    assert client.get("/api/state").get_json() == before
+
+
+def test_a_refused_query_value_is_quoted(client) -> None:
+    response = client.get("/api/games?limit=lots")
+    assert response.status_code == 400
+    assert response.get_json()["error"] == 'limit must be an integer from 1 to 500; got "lots"'
