@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from zilch import RuleSet
     from zilch.strategy.winchance import WinTable
+    from zilch.strategy.winsolve import WinSolve
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -35,12 +36,19 @@ def small_rules() -> RuleSet:
 
 
 @pytest.fixture(scope="session")
-def small_win_table(small_rules: RuleSet) -> WinTable:
-    """The two-player win table of ``small_rules``, solved once for the whole session."""
-    from zilch.strategy.winchance import WinTable
+def small_win_solve(small_rules: RuleSet) -> WinSolve:
+    """The two-player win solve of ``small_rules``, solved once for the whole session."""
     from zilch.strategy.winsolve import solve_win
 
-    return WinTable.of(solve_win(small_rules))
+    return solve_win(small_rules)
+
+
+@pytest.fixture(scope="session")
+def small_win_table(small_win_solve: WinSolve) -> WinTable:
+    """The win table of ``small_rules`` (from the session's one solve)."""
+    from zilch.strategy.winchance import WinTable
+
+    return WinTable.of(small_win_solve)
 
 
 def _installed(factory: MockFactory) -> Iterator[MockFactory]:

@@ -214,7 +214,18 @@ def make_bots(bots: dict[str, str], rules: RuleSet) -> dict[str, Any]:
         from server.config import load_config
         from server.solver_cache import CACHE_FOLDER, WinTableCache
 
-        table = WinTableCache(load_config().state_dir / CACHE_FOLDER).table(rules)
+        cache = WinTableCache(load_config().state_dir / CACHE_FOLDER)
+        if cache.cached(rules) is None:
+            winners = [name for name, kind in bots.items() if kind == "win"]
+            plays = "plays" if len(winners) == 1 else "play"
+            print(
+                f"{' and '.join(winners)} {plays} to win: solving the win table of "
+                f"{rules.name} first (once, minutes of CPU; kept in {cache.directory} "
+                "for the next game)...",
+                file=sys.stderr,
+                flush=True,
+            )
+        table = cache.table(rules)
         return {
             name: make_bot(kind, rules, None, table) if kind == "win" else make_bot(kind, rules)
             for name, kind in bots.items()

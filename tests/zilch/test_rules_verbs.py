@@ -381,3 +381,26 @@ def test_score_nothing_bonus_as_house_rule_and_on_fewer_dice(
     )
     document = json.loads(out)
     assert document["nothing"] is False and document["best"] == {"dice": [1], "points": 100}
+
+
+def test_play_says_when_it_solves_the_win_table_first(
+    tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str], small_rules, small_win_solve
+) -> None:
+    monkeypatch.setenv("ZILCH_TOWER_STATE_DIR", str(tmp_path))
+    solved: list[str] = []
+
+    def solve_win(rules):  # the session's one solve of these rules, counted
+        assert rules == small_rules
+        solved.append(rules.name)
+        return small_win_solve
+
+    monkeypatch.setattr("server.solver_cache.solve_win", solve_win)
+    argv = ["--players", "Ann", "--bot", "Robo=win", "--rule", "target=1000", "--seed", "2"]
+    code, out, err = play(argv, ["", "", "b"], monkeypatch, capsys)
+    assert code == 0
+    assert err.count("\n") == 1
+    assert err.startswith("Robo plays to win: solving the win table of dicenow first")
+    assert str(tmp_path) in err and "Ann banks 1,000" in out and solved == ["dicenow"]
+    # solved once: the next game starts at once and says nothing
+    code, out, err = play(argv, ["", "", "b"], monkeypatch, capsys)
+    assert code == 0 and err == "" and solved == ["dicenow"]
