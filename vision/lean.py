@@ -283,6 +283,18 @@ def doubts_touching(
     return side_excess(frame, calibration, region, count, others) > lean_excess(calibration)
 
 
+def doubt_of_form(count: PipCount) -> bool:
+    """Whether a doubtful count's pips themselves fail to form a clean top face: its
+    confidence with the doubts a flat die's top face carries forgiven (nearly-pip blobs on
+    the face, the lamp's spot set aside or swelling a pip) is still under SURE_COUNT. What
+    remains is the doubt a leaning die's top face shows: a foreshortened or uneven pip grid
+    off the die's centre, blobs beyond the face (a side face's pips, an edge). The second
+    opinions read the top face's value, which a leaning die shows as well as a flat one, so
+    they may not make such a count of a touching die sure (see :func:`doubts_touching`)."""
+    forgiven = replace(count, doubtful=0, glare=0, swollen_shift=None)
+    return confidence(forgiven) < SURE_COUNT
+
+
 def tilted(region: Region, side: float) -> bool:
     """A top face much larger or smaller than a die, or far from square, suggests a cocked die."""
     ratio = region.side / side

@@ -38,6 +38,7 @@ from vision.lamp import (
 )
 from vision.lean import (
     agreed_near_views,
+    doubt_of_form,
     doubts_touching,
     far_calibration,
     frame_leaning,
@@ -103,6 +104,7 @@ def _die(
     lamp: tuple[float, float] | None = None,
     doubted: bool = False,
     spread: float | None = None,
+    touching: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
@@ -112,7 +114,10 @@ def _die(
     second opinions, which see its top face only. ``spread``: how far the calibration's dice
     showed the lamp's spot to stray from it (see :func:`vision.lamp.spot_reach`). A count
     the lamp's spot may hide a pip of (see :func:`vision.lamp.hidden_by_lamp`) takes the pip
-    only when a sure second opinion reads that value, and stays unsure otherwise."""
+    only when a sure second opinion reads that value, and stays unsure otherwise.
+    ``touching``: a die of a touching group under a calibration that witnessed a far camera;
+    a doubtful count of one whose pips do not form a clean face (see
+    :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either."""
     explained = without_lamp(found.count, lamp, spread)
     count = found.count if explained is None else explained
     pips = confidence(count)
@@ -122,8 +127,8 @@ def _die(
         # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
         count, pips = hidden, confidence(hidden)
         value, conf = fuse_taught(count.value, pips, probs, taught)
-    if doubted and pips < MIN_CONFIDENCE:
-        conf = min(conf, pips)
+    if (doubted or (touching and doubt_of_form(count))) and pips < MIN_CONFIDENCE:
+        conf = min(conf, pips)  # a leaning die's doubt: its top face's value is no evidence
     if (count.glare or paint_at_centre(count)) and not (
         _sure_of(taught, value) or _sure_of(probs, value)
     ):
@@ -610,7 +615,8 @@ def read_dice(
                 [(g.region, g.count) for g in readable if g is not f],
             )
         )
-        die = _die(f, side, probs, known, leaning, lamp, doubted, spread)
+        touching = cal_far and f.region.merged > 1
+        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching)
         if leaning:
             tilted.append(die)
         dice.append(die)

@@ -343,3 +343,39 @@ def test_a_region_shift_is_measured_out_through_the_edge() -> None:
     assert region_shift(drawn, count, (1.0, 0.0), side) == pytest.approx(0.1, abs=0.01)
     assert region_shift(drawn, count, (-1.0, 0.0), side) == pytest.approx(-0.1, abs=0.01)
     assert region_shift(drawn, count, (0.0, 1.0), side) == pytest.approx(0.0, abs=0.01)
+
+
+def test_a_touching_die_whose_pips_form_no_clean_face_is_not_raised_by_a_second_opinion() -> (
+    None
+):
+    # a leaning die's top face is foreshortened, its pips off the die's centre, a side
+    # face's pips beyond it: a second opinion, sure of the top face's value, may not make
+    # such a doubtful count of a touching die sure; one whose only doubt is nearly-pip blobs
+    # on the face (a flat die beside a neighbour) is raised as before
+    import numpy as np
+
+    from vision.found import Found
+    from vision.lean import doubt_of_form
+    from vision.pips import PipCount, confidence
+    from vision.reader import MIN_CONFIDENCE, _die
+    from vision.segment import square_region
+
+    side = 40.0
+    region = dataclasses.replace(square_region((100.0, 100.0), side), merged=2)
+    pips = ((89.0, 89.0), (111.0, 111.0))
+    sure = np.array([0.002, 0.99, 0.002, 0.002, 0.002, 0.002])
+    leaning = PipCount(2, pips, 0.05, 0.1, 2.0, 0, 0.17, beyond=1)  # skewed, off, a blob beyond
+    flat = PipCount(2, pips, 0.0, 0.1, 2.0, 2, 0.0)  # two nearly-pip blobs on the face
+    lamp = PipCount(2, pips, 0.0, 0.1, 2.0, 0, 0.0, glare=1)  # a spot set aside, no lamp known
+    for count in (leaning, flat, lamp):
+        assert 0.2 <= confidence(count) < MIN_CONFIDENCE
+    assert doubt_of_form(leaning) and not doubt_of_form(flat) and not doubt_of_form(lamp)
+    for taught, probs in ((sure, None), (None, sure)):  # the profile, the classifier
+        raised = _die(Found(region, leaning, (100.0, 100.0)), side, probs, taught, touching=True)
+        assert raised.confidence == pytest.approx(confidence(leaning))
+        for count in (flat, lamp):
+            found = Found(region, count, (100.0, 100.0))
+            assert _die(found, side, probs, taught, touching=True).confidence >= MIN_CONFIDENCE
+        # a lone die, or one under a calibration that witnessed no far camera, as before
+        lone = _die(Found(region, leaning, (100.0, 100.0)), side, probs, taught)
+        assert lone.confidence >= MIN_CONFIDENCE
