@@ -354,6 +354,29 @@ def seen_from_far(
 
 SUSPECT_LONG = 1.04  # a lone region longer than this many sides is looked at in full (on the
 # tuning setups every leaning lone die measured 1.10 or more, nine flat ones in ten 1.03 or less)
+WALL_REACH = 2.0  # a die this many sides from the tray's outline is at its wall (the
+# outline is the whole frame where the calibration found no floor: walls then lie inside;
+# tuning seeds 900-906 at 1296x972: every lone leaning die within 1.28-1.89 sides of it)
+
+
+def nearest_wall(calibration: Calibration, point: tuple[float, float]) -> tuple[str, float]:
+    """The wall of the calibrated tray floor nearest to ``point`` (left, right, back: the
+    top of the frame, or front) and how far it lies, in die sides (infinite without an
+    outline)."""
+    points = np.array(calibration.tray, np.float64)
+    if len(points) < 3:
+        return "", math.inf
+    x0, y0 = points.min(axis=0)
+    x1, y1 = points.max(axis=0)
+    x, y = point
+    walls = {
+        "the left wall": x - x0,
+        "the right wall": x1 - x,
+        "the back wall": y - y0,
+        "the front wall": y1 - y,
+    }
+    name, gap = min(walls.items(), key=lambda item: item[1])
+    return name, float(gap) / calibration.die_side
 
 
 def frame_leaning(
@@ -369,7 +392,10 @@ def frame_leaning(
     face at full resolution (:mod:`vision.lean`) and the calibration's flat dice or the
     frame's witness a far camera, or its pips include a side face's (touching or not) and the
     calibration witnesses a far camera, which shows no side face of a flat die, or it is a
-    touching die showing a side face (:func:`leans_touching`) under such a calibration.
+    touching die showing a side face (:func:`leans_touching`) under such a calibration. A
+    lone die is looked at in full when its region is longer than SUSPECT_LONG, or, under
+    such a calibration, when it lies at a wall (WALL_REACH), the only thing a lone die can
+    lean on: a die leaning on the back wall may look square at the working scale.
     ``scored``: the count as the reader scores it (see :func:`leans_touching`)."""
     if calibration is None:
         return False
@@ -389,8 +415,11 @@ def frame_leaning(
         return far_by_calibration and leans_touching(
             image, calibration, found.region, found.count, others, scored
         )
-    if long_side(found.region) <= SUSPECT_LONG * side:
-        return False  # as square as a flat die at the working scale: not worth the look
+    at_wall = far_by_calibration and nearest_wall(calibration, found.centre)[1] < WALL_REACH
+    if long_side(found.region) <= SUSPECT_LONG * side and not at_wall:
+        # as square as a flat die at the working scale and away from every wall, where a
+        # lone die has nothing to lean on: not worth the look
+        return False
     if not shows_side_face(image, calibration, found.region, found.count, others):
         return False
     return far_by_calibration or seen_from_far(found, readable, side, middle)

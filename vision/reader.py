@@ -37,12 +37,14 @@ from vision.lamp import (
     without_lamp,
 )
 from vision.lean import (
+    WALL_REACH,
     agreed_near_views,
     doubt_of_form,
     doubts_touching,
     far_calibration,
     frame_leaning,
     looks_tilted,
+    nearest_wall,
 )
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import (
@@ -206,28 +208,14 @@ def _where(die: Die) -> str:
     return f"at ({die.center[0]:.0f}, {die.center[1]:.0f})"
 
 
-WALL_REACH = 2.0  # a die this many sides from the tray's outline is at its wall (the
-# outline is the whole frame where the calibration found no floor: walls then lie inside)
-
-
 def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
     """Where a die is, in words a person at the tray understands: at a wall of the
     calibrated tray floor, against another die, or its pixel position."""
     side = calibration.die_side
-    points = np.array(calibration.tray, np.float64)
     x, y = die.center
-    if len(points) >= 3:
-        x0, y0 = points.min(axis=0)
-        x1, y1 = points.max(axis=0)
-        walls = {
-            "the left wall": x - x0,
-            "the right wall": x1 - x,
-            "the back wall": y - y0,
-            "the front wall": y1 - y,
-        }
-        name, gap = min(walls.items(), key=lambda item: item[1])
-        if gap < WALL_REACH * side:
-            return f"at {name}"
+    name, gap = nearest_wall(calibration, die.center)
+    if gap < WALL_REACH:
+        return f"at {name}"
     near = [d for d in dice if d is not die and np.hypot(d.center[0] - x, d.center[1] - y)]
     if any(np.hypot(d.center[0] - x, d.center[1] - y) < 1.6 * side for d in near):
         return f"against another die {_where(die)}"

@@ -345,9 +345,7 @@ def test_a_region_shift_is_measured_out_through_the_edge() -> None:
     assert region_shift(drawn, count, (0.0, 1.0), side) == pytest.approx(0.0, abs=0.01)
 
 
-def test_a_touching_die_whose_pips_form_no_clean_face_is_not_raised_by_a_second_opinion() -> (
-    None
-):
+def test_a_touching_die_whose_pips_form_no_clean_face_is_not_raised_by_a_second_opinion() -> None:
     # a leaning die's top face is foreshortened, its pips off the die's centre, a side
     # face's pips beyond it: a second opinion, sure of the top face's value, may not make
     # such a doubtful count of a touching die sure; one whose only doubt is nearly-pip blobs
@@ -379,3 +377,50 @@ def test_a_touching_die_whose_pips_form_no_clean_face_is_not_raised_by_a_second_
         # a lone die, or one under a calibration that witnessed no far camera, as before
         lone = _die(Found(region, leaning, (100.0, 100.0)), side, probs, taught)
         assert lone.confidence >= MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1296, 972)])
+def test_a_lone_die_leaning_on_a_wall_is_looked_at_in_full_though_its_region_is_square(
+    size: tuple[int, int],
+) -> None:
+    # seed 809 roll 24: a lone die leaning on the wall, 1.017-1.034 sides long at the working
+    # scale (under SUSPECT_LONG), 1.4 sides from the outline, its side face 2.75-3.5 times the
+    # tower's threshold; flat lone dice away from the walls are still not looked at
+    from vision.lean import SUSPECT_LONG, WALL_REACH, lean_excess, long_side, nearest_wall
+    from vision.render import resolve_style
+
+    setup = make_setup(809, size, resolve_style("setup"))
+    assert setup is not None
+    cal = setup.calibration
+    frame, truth = setup.roll(24, 1)
+    found, side = locate(frame, cal)
+    assert side is not None
+    cocked = next(d for d in truth["dice"] if d["cocked"])
+    die = min(
+        found,
+        key=lambda f: math.hypot(
+            f.centre[0] - cocked["center"][0], f.centre[1] - cocked["center"][1]
+        ),
+    )
+    others = [(g.region, g.count) for g in found if g is not die]
+    assert die.region.merged == 1 and long_side(die.region) <= SUSPECT_LONG * side
+    assert nearest_wall(cal, die.centre)[1] < WALL_REACH
+    assert side_excess(frame, cal, die.region, die.count, others) > 2 * lean_excess(cal)
+    reading = read_dice(frame, cal, expected=6)
+    assert not reading.ok and reading.reason == "the die at the left wall is leaning: shake again"
+    for number in (1, 2, 4, 5, 7, 8, 10, 11):  # the same tower's flat rolls
+        frame, _ = setup.roll(number, 0)
+        assert "leaning" not in read_dice(frame, cal, expected=6).reason
+
+
+def test_the_nearest_wall_is_measured_in_die_sides_from_the_tray_outline(tower) -> None:
+    from vision.lean import nearest_wall
+
+    cal = dataclasses.replace(
+        tower.calibration, tray=((100, 50), (500, 50), (500, 400), (100, 400))
+    )
+    side = cal.die_side
+    assert nearest_wall(cal, (100 + 1.5 * side, 200)) == ("the left wall", pytest.approx(1.5))
+    assert nearest_wall(cal, (300, 50 + 0.5 * side)) == ("the back wall", pytest.approx(0.5))
+    assert nearest_wall(cal, (300, 400 - side))[0] == "the front wall"
+    assert nearest_wall(cal, (500 - 3 * side, 220))[0] == "the right wall"
