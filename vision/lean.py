@@ -356,7 +356,8 @@ SUSPECT_LONG = 1.04  # a lone region longer than this many sides is looked at in
 # tuning setups every leaning lone die measured 1.10 or more, nine flat ones in ten 1.03 or less)
 WALL_REACH = 2.0  # a die this many sides from the tray's outline is at its wall (the
 # outline is the whole frame where the calibration found no floor: walls then lie inside;
-# tuning seeds 900-906 at 1296x972: every lone leaning die within 1.28-1.89 sides of it)
+# fresh tuning seeds 900-911 at 1296x972 and 1000-1011 at 640x480: every lone leaning die
+# within 1.15-1.89 sides of it)
 
 
 def nearest_wall(calibration: Calibration, point: tuple[float, float]) -> tuple[str, float]:
