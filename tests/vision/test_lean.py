@@ -424,3 +424,46 @@ def test_the_nearest_wall_is_measured_in_die_sides_from_the_tray_outline(tower) 
     assert nearest_wall(cal, (300, 50 + 0.5 * side)) == ("the back wall", pytest.approx(0.5))
     assert nearest_wall(cal, (300, 400 - side))[0] == "the front wall"
     assert nearest_wall(cal, (500 - 3 * side, 220))[0] == "the right wall"
+
+
+def _nearest_found(found, point):
+    return min(found, key=lambda f: math.hypot(f.centre[0] - point[0], f.centre[1] - point[1]))
+
+
+def test_a_leaning_touching_die_with_no_clean_face_is_not_lifted_by_the_classifier() -> None:
+    # setup 8 roll 3 at 1296x972: a die leaning on its neighbour counts doubtfully, its side
+    # face under the tower's threshold (nearer the neighbour's square); the classifier, sure
+    # of its top face's value, raised it and the roll was scored
+    from vision.lean import doubt_of_form
+    from vision.pips import confidence
+    from vision.render import resolve_style
+
+    setup = make_setup(8, (1296, 972), resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(3, 1)
+    found, _ = locate(frame, setup.calibration)
+    cocked = next(d for d in truth["dice"] if d["cocked"])
+    die = _nearest_found(found, cocked["center"])
+    assert die.region.merged > 1 and confidence(die.count) < 0.5 and doubt_of_form(die.count)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok
+
+
+def test_a_flat_touching_die_doubted_for_nearly_pip_blobs_only_is_still_raised() -> None:
+    # tuning seed 905 roll 8 at 640x480: a flat 1 beside a neighbour with two nearly-pip blobs
+    # on its face (0.36); its single pip is a clean face, and the classifier raises it
+    from vision.lean import doubt_of_form
+    from vision.pips import confidence
+    from vision.render import resolve_style
+
+    setup = make_setup(905, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(8, 0)
+    found, _ = locate(frame, setup.calibration)
+    doubtful = [
+        f for f in found if f.region.merged > 1 and f.count.value == 1 and confidence(f.count) < 0.5
+    ]
+    assert doubtful and not any(doubt_of_form(f.count) for f in doubtful)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert reading.ok, reading.reason
+    assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
