@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.errors import UserError
 from zilch import RuleSet, find_preset
+
+if TYPE_CHECKING:
+    from server.solver_cache import WinTableCache
+    from zilch.strategy.winchance import WinTable
 
 Subparsers = Any  # argparse's _SubParsersAction is private
 
@@ -16,6 +20,17 @@ Subparsers = Any  # argparse's _SubParsersAction is private
 def print_json(value: Any) -> None:
     """Write one JSON document (one line) to stdout."""
     sys.stdout.write(json.dumps(value, separators=(", ", ": ")) + "\n")
+
+
+def win_table(cache: WinTableCache, rules: RuleSet, who: str = "") -> WinTable:
+    """The win table of ``rules``, saying on stderr first when it must be solved (minutes)."""
+    if cache.cached(rules) is None:
+        note = (
+            f"solving the win table of {rules.name} first (once, minutes of CPU; "
+            f"kept in {cache.directory} for next time)..."
+        )
+        print(who + note if who else note[0].upper() + note[1:], file=sys.stderr, flush=True)
+    return cache.table(rules)
 
 
 def add_rule_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ from server.commands import (
     parse_pairs,
     print_json,
     rules_from_args,
+    win_table,
 )
 from server.errors import UserError
 from zilch import (
@@ -214,18 +215,10 @@ def make_bots(bots: dict[str, str], rules: RuleSet) -> dict[str, Any]:
         from server.config import load_config
         from server.solver_cache import CACHE_FOLDER, WinTableCache
 
+        winners = [name for name, kind in bots.items() if kind == "win"]
+        plays = "plays" if len(winners) == 1 else "play"
         cache = WinTableCache(load_config().state_dir / CACHE_FOLDER)
-        if cache.cached(rules) is None:
-            winners = [name for name, kind in bots.items() if kind == "win"]
-            plays = "plays" if len(winners) == 1 else "play"
-            print(
-                f"{' and '.join(winners)} {plays} to win: solving the win table of "
-                f"{rules.name} first (once, minutes of CPU; kept in {cache.directory} "
-                "for the next game)...",
-                file=sys.stderr,
-                flush=True,
-            )
-        table = cache.table(rules)
+        table = win_table(cache, rules, f"{' and '.join(winners)} {plays} to win: ")
         return {
             name: make_bot(kind, rules, None, table) if kind == "win" else make_bot(kind, rules)
             for name, kind in bots.items()

@@ -8,7 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.commands import Subparsers, add_rule_arguments, print_json, rules_from_args
+from server.commands import (
+    Subparsers,
+    add_rule_arguments,
+    print_json,
+    rules_from_args,
+    win_table,
+)
 from server.errors import UserError
 from server.solver_cache import CACHE_FOLDER, SolverCache, WinTableCache
 from zilch import InvalidDice, RuleSet
@@ -154,7 +160,8 @@ def bot_for(name: str, rules: RuleSet, args: argparse.Namespace) -> Bot:
         check_solvable(rules)
         if rules.players_max < 2:
             raise UserError("the win player needs a two-player game")
-        return make_bot(name, rules, win=_win_cache(args).table)
+        cache = _win_cache(args)
+        return make_bot(name, rules, win=lambda rules: win_table(cache, rules, "The win player: "))
     return make_bot(name, rules)
 
 
@@ -276,7 +283,7 @@ def run_win_chance(args: argparse.Namespace) -> int:
     place = place_of(rules, _round_number(args), args.closes, args.final) if final_round else None
     me = Side(args.score, streak, on_board)
     other = Side(args.opponent, other_streak, opponent_on_board)
-    table = _win_cache(args).table(rules)
+    table = win_table(_win_cache(args), rules)
     started = time.perf_counter()
     turn = table.turn(me, other, args.final, place)
     left = 0 if (dice == 6 and total > 0) else dice

@@ -238,6 +238,46 @@ def test_win_chance_verb_refuses_bad_input(
     assert code == 1 and message in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("verb", "who"),
+    [
+        (["win-chance", "--score", "0", "--opponent", "0", "--json"], "Solving"),
+        (["decide", "--bot", "win", "--roll", "1", "5", "2", "2", "3", "6"], "The win player: "),
+    ],
+)
+def test_a_verb_says_when_it_must_solve_the_win_table_first(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rules: RuleSet,
+    small_win_solve: object,
+    verb: list[str],
+    who: str,
+) -> None:
+    solved: list[RuleSet] = []
+
+    def solve_win(asked: RuleSet) -> object:  # the session's one solve, counted
+        solved.append(asked)
+        return small_win_solve
+
+    monkeypatch.setattr("server.solver_cache.solve_win", solve_win)
+    argv = [*verb, "--rule", "target=1000", "--cache-dir", str(tmp_path)]
+    code, out, err = run(argv, capsys)
+    assert code == 0 and out and solved == [rules]
+    assert err.startswith(who) and "solving the win table of dicenow first" in err.lower()
+    assert str(tmp_path) in err and err.count("\n") == 1
+    code, again, err = run(argv, capsys)  # kept: the second call says nothing and solves nothing
+    assert code == 0 and err == "" and solved == [rules]
+    assert _timeless(again) == _timeless(out)
+
+
+def _timeless(out: str) -> object:
+    """A verb's answer without the time it took (win-chance's JSON ``seconds``)."""
+    if not out.startswith("{"):
+        return out
+    return {key: value for key, value in json.loads(out).items() if key != "seconds"}
+
+
 def test_decide_with_the_win_bot(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         [

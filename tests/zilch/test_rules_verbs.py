@@ -399,7 +399,7 @@ def test_play_says_when_it_solves_the_win_table_first(
     code, out, err = play(argv, ["", "", "b"], monkeypatch, capsys)
     assert code == 0
     assert err.count("\n") == 1
-    assert err.startswith("Robo plays to win: solving the win table of dicenow first")
+    assert err.startswith("Robo plays to win: solving the win table of dicenow first (once")
     assert str(tmp_path) in err and "Ann banks 1,000" in out and solved == ["dicenow"]
     # solved once: the next game starts at once and says nothing
     code, out, err = play(argv, ["", "", "b"], monkeypatch, capsys)
