@@ -8,7 +8,7 @@ not sit where a real face puts them is not trusted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -65,6 +65,9 @@ class PipCount:
     swollen_shift: tuple[float, float] | None = None  # ... how far from its place in the
     # face's layout (the reflection pulls it toward the lamp; None for a 2)
     even_spread: float = 0.0  # the size spread of the other pips, without the swollen one
+    glare_plateau: float = 1.0  # the blob set aside as the lamp's: its share of pixels at full
+    # contrast (see ``Pip.plateau``; a painted pip 0.6 or more, the lamp's spot under PEAKED)
+    glare_size: float = 0.0  # ... and its area over the kept pips' median area
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -352,6 +355,9 @@ class Pip:
     y: float
     area: float
     strength: float
+    plateau: float = 1.0  # the share of its pixels at PAINT of its strongest or more: a painted
+    # disc is flat with a sharp edge (0.6 and more), the lamp's spot a peak falling off
+    # smoothly (under PEAKED)
 
 
 def _crop(
@@ -513,9 +519,13 @@ def detect_pips(
         )
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
-            pips.append(blob)
+            inside = contrast[box][labels[box] == i]
+            flat = np.count_nonzero(inside >= PAINT * float(peaks[i])) / max(1, inside.size)
+            pips.append(replace(blob, plateau=float(flat)))
         elif frac > PIP_AREA[1] or (frac >= PIP_AREA[0] and not round_enough):
             cores, rest = _cores(labels[box] == i, contrast[box], threshold, die_area)
+            if not cores:
+                cores, rest = _paint_core(labels[box] == i, contrast[box], threshold, die_area)
             if not cores:
                 near.append(blob)
             for bx, by, barea, bstrength in cores + rest:
@@ -606,6 +616,55 @@ def _cores(
     return cores, rest
 
 
+PEAKED = 0.55  # a blob with under this share of its pixels at PAINT of its strongest is the
+# lamp's spot by the shape of its brightness: on tuning seeds 1200-1211 and 1300-1311 at
+# 1296x972 painted pips measured 0.61-0.68 and more at the 1st percentile, the spots 0.41 at
+# the median
+
+
+def _paint_core(
+    blob: np.ndarray, contrast: np.ndarray, threshold: float, die_area: float
+) -> tuple[list[tuple[float, float, float, float]], list[tuple[float, float, float, float]]]:
+    """A painted pip and the lamp's spot merged into one blob, told apart by the shape of their
+    brightness: the pip's paint is a flat disc at full contrast (PAINT of the blob's strongest
+    or more), the spot a peak falling off smoothly. When the blob's part at full contrast is
+    one round, pip-sized core and what lies beyond it is peaked (under PEAKED of its pixels at
+    PAINT of its own strongest), the core is the pip and the remnant a nearly-pip blob (where
+    the lamp may explain it); as :func:`_cores`, each (x, y, area, strength) in the blob's box.
+    Otherwise ([], []): the blob stays one nearly-pip blob (two pips merged, a seam)."""
+    mask = blob.astype(np.uint8)
+    inside = contrast[blob]
+    peak = float(inside.max())
+    if np.count_nonzero(inside >= PAINT * peak) >= PEAKED * inside.size:
+        return [], []  # flat throughout: paint, not a pip and a spot
+    bright = ((contrast >= PAINT * peak) & blob).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    if n < 2:
+        return [], []
+    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    area = float(stats[k, cv2.CC_STAT_AREA])
+    bw, bh = stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
+    roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
+    if not PIP_AREA[0] <= area / die_area <= PIP_AREA[1] or roundness <= 0.45:
+        return [], []
+    if max(bw, bh) >= 2 * min(bw, bh):
+        return [], []
+    width = max(3, round(CORE_WIDTH * np.sqrt(die_area))) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    grown = cv2.dilate((labels == k).astype(np.uint8), kernel)
+    left = (mask > 0) & (grown == 0)
+    if np.count_nonzero(left) / die_area < PIP_AREA[0] * 0.4:
+        return [], []  # nothing merged with it: an odd-shaped pip, judged as before
+    tail = contrast[left]
+    top = float(tail.max())
+    if np.count_nonzero(tail >= PAINT * top) >= PEAKED * tail.size:
+        return [], []  # the remnant is flat too: paint (another pip), not the lamp's peak
+    core = (float(centroids[k][0]), float(centroids[k][1]), area, peak / threshold)
+    ys, xs = np.nonzero(left)
+    rest = (float(xs.mean()), float(ys.mean()), float(len(xs)), top / threshold)
+    return [core], [rest]
+
+
 def assess(
     pips: list[Pip],
     centre: tuple[float, float],
@@ -623,6 +682,7 @@ def assess(
     pips, side_pips = top_face(pips, side)
     glare = 0
     glare_at: tuple[float, float] | None = None
+    glare_plateau, glare_size = 1.0, 0.0
     if not side_pips:
         every = pips
         pips, glare = without_glare(pips, side)
@@ -630,6 +690,8 @@ def assess(
             spot = next(p for p in every if p not in pips)
             middle = face_centre(np.array([(p.x, p.y) for p in pips], np.float32))
             glare_at = ((spot.x - middle[0]) / side, (spot.y - middle[1]) / side)
+            glare_plateau = spot.plateau
+            glare_size = spot.area / small_median([p.area for p in pips])
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     beyond = 0
     doubt_at: tuple[tuple[float, float], ...] = ()
@@ -667,6 +729,8 @@ def assess(
         swollen_at=swollen_at,
         swollen_shift=swollen_shift,
         even_spread=even_spread,
+        glare_plateau=glare_plateau,
+        glare_size=glare_size,
     )
 
 

@@ -254,13 +254,17 @@ def _judge(
 def _add_inside(found: list[Pip], new: list[Pip], group: Group, side: float) -> None:
     """Add the blobs of ``new`` that sit inside a die's face and are not in ``found`` yet.
 
-    The seam between two touching dice shades like a pip; real pips sit inside a face.
+    The seam between two touching dice shades like a pip; real pips sit inside a face. A
+    blob whose reach (the radius of a disc of its area) covers a blob found already is that
+    one seen in another body colour, merged with its surroundings (two pips and the lamp's
+    spot between them), not another.
     """
     for p in new:
         inside = any(
             cv2.pointPolygonTest(q.contour, (p.x, p.y), True) > 0.08 * side for q in group.parts
         )
-        if inside and all(np.hypot(p.x - q.x, p.y - q.y) > 0.1 * side for q in found):
+        reach = max(0.1 * side, float(np.sqrt(p.area / np.pi)))
+        if inside and all(np.hypot(p.x - q.x, p.y - q.y) > reach for q in found):
             found.append(p)
 
 
