@@ -625,44 +625,47 @@ PEAKED = 0.55  # a blob with under this share of its pixels at PAINT of its stro
 def _paint_core(
     blob: np.ndarray, contrast: np.ndarray, threshold: float, die_area: float
 ) -> tuple[list[tuple[float, float, float, float]], list[tuple[float, float, float, float]]]:
-    """A painted pip and the lamp's spot merged into one blob, told apart by the shape of their
-    brightness: the pip's paint is a flat disc at full contrast (PAINT of the blob's strongest
-    or more), the spot a peak falling off smoothly. When the blob's part at full contrast is
-    one round, pip-sized core and what lies beyond it is peaked (under PEAKED of its pixels at
-    PAINT of its own strongest), the core is the pip and the remnant a nearly-pip blob (where
+    """Painted pips and the lamp's spot merged into one blob, told apart by the shape of their
+    brightness: a pip's paint is a flat disc at full contrast (PAINT of the blob's strongest
+    or more), the spot a peak falling off smoothly. When the blob is not flat throughout, each
+    round, pip-sized part of it at full contrast is a pip (a core), no other part at full
+    contrast is pip-sized, and what lies beyond the cores is peaked (under PEAKED of its pixels
+    at PAINT of its own strongest), the cores are pips and the remnant a nearly-pip blob (where
     the lamp may explain it); as :func:`_cores`, each (x, y, area, strength) in the blob's box.
-    Otherwise ([], []): the blob stays one nearly-pip blob (two pips merged, a seam)."""
-    mask = blob.astype(np.uint8)
+    Otherwise ([], []): the blob stays one nearly-pip blob (pips merged by paint, a seam)."""
     inside = contrast[blob]
     peak = float(inside.max())
     if np.count_nonzero(inside >= PAINT * peak) >= PEAKED * inside.size:
-        return [], []  # flat throughout: paint, not a pip and a spot
+        return [], []  # flat throughout: paint, not pips and a spot
     bright = ((contrast >= PAINT * peak) & blob).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(bright, connectivity=8)
-    if n < 2:
-        return [], []
-    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    area = float(stats[k, cv2.CC_STAT_AREA])
-    bw, bh = stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
-    roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
-    if not PIP_AREA[0] <= area / die_area <= PIP_AREA[1] or roundness <= 0.45:
-        return [], []
-    if max(bw, bh) >= 2 * min(bw, bh):
+    cores: list[tuple[float, float, float, float]] = []
+    taken = np.zeros_like(bright)
+    for k in range(1, n):
+        area = float(stats[k, cv2.CC_STAT_AREA])
+        bw, bh = stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
+        roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
+        pip_sized = PIP_AREA[0] <= area / die_area <= PIP_AREA[1]
+        if pip_sized and roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh):
+            core = labels == k
+            cores.append((float(centroids[k][0]), float(centroids[k][1]), area, 0.0))
+            cores[-1] = (*cores[-1][:3], float(contrast[core].max()) / threshold)
+            taken |= core.astype(np.uint8)
+        elif area / die_area >= PIP_AREA[0]:
+            return [], []  # paint of a pip's size that is no pip: not pips and a spot
+    if not cores:
         return [], []
     width = max(3, round(CORE_WIDTH * np.sqrt(die_area))) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
-    grown = cv2.dilate((labels == k).astype(np.uint8), kernel)
-    left = (mask > 0) & (grown == 0)
+    left = blob & (cv2.dilate(taken, kernel) == 0)
     if np.count_nonzero(left) / die_area < PIP_AREA[0] * 0.4:
-        return [], []  # nothing merged with it: an odd-shaped pip, judged as before
+        return [], []  # nothing merged with them: an odd-shaped blob, judged as before
     tail = contrast[left]
     top = float(tail.max())
     if np.count_nonzero(tail >= PAINT * top) >= PEAKED * tail.size:
-        return [], []  # the remnant is flat too: paint (another pip), not the lamp's peak
-    core = (float(centroids[k][0]), float(centroids[k][1]), area, peak / threshold)
+        return [], []  # the remnant is flat too: paint, not the lamp's peak
     ys, xs = np.nonzero(left)
-    rest = (float(xs.mean()), float(ys.mean()), float(len(xs)), top / threshold)
-    return [core], [rest]
+    return cores, [(float(xs.mean()), float(ys.mean()), float(len(xs)), top / threshold)]
 
 
 def assess(
