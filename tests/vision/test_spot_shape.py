@@ -144,3 +144,15 @@ def test_glossy_dice_whose_spot_merged_or_strayed_are_read_right_and_accepted() 
         reading = read_dice(frame, setup.calibration, expected=6)
         assert reading.ok, (seed, number, reading.reason)
         assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
+
+
+def test_small_dice_are_not_judged_by_the_shape_of_their_pips() -> None:
+    # at 640x480 (dice about 39 px) the blur is as wide as a pip's edge: painted pips measured
+    # as peaked as the spots, so the shape is not measured below SHAPE_SIDE
+    from vision.pips import SHAPE_SIDE
+
+    small = 40.0
+    assert small < SHAPE_SIDE
+    image = cv2.resize(die_image(FIVE[:2], (0.05, 0.2)), (100, 100), interpolation=cv2.INTER_AREA)
+    pips, _ = detect_pips(image, square_region((50.0, 50.0), small).contour, small)
+    assert pips and all(p.plateau == 1.0 for p in pips)
