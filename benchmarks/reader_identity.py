@@ -9,9 +9,13 @@ The set: tower setups (the ``setup`` style, calibrated once, a third of the roll
 leaning die) at 640x480 and 1296x972, each roll read without and with a dice profile
 taught from 20 rolls, then calibrated frames of the plain ``tower`` style (``vision-bench
 --synthetic``). Each calibration and profile is made by the code under test as well, and a
-fingerprint of each is compared too. Confidences and centres are compared to ``--tolerance``
-(default 1e-9); everything else exactly. ``--cache DIR`` keeps the rendered frames as PNG
-(rendering is not under test and takes as long as the reading).
+fingerprint of each is compared too. ``--learned N`` adds the reader without a calibration
+(the learned detector and face reader): the first N plain tower frames read without their
+calibration, and every photo of the labelled folders given with ``--photos`` (each read by
+``read_dice``, then again looking at the full side only and counting every die's pips).
+Confidences and centres are compared to ``--tolerance`` (default 1e-9); everything else
+exactly. ``--cache DIR`` keeps the rendered frames as PNG (rendering is not under test and
+takes as long as the reading).
 """
 
 from __future__ import annotations
@@ -28,8 +32,12 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.bench import load_folder
 from vision.calibrate import calibrate
 from vision.calibration import Calibration, CalibrationError
+from vision.detect import load_detector
+from vision.imagefile import load_image_file
+from vision.learned import read_detected, read_learned
 from vision.profile import fit_profile
 from vision.reader import read_dice
 from vision.reading import Reading
@@ -172,6 +180,40 @@ def tower_records(frames: Frames, count: int) -> list[dict[str, Any]]:
     return out
 
 
+def learned_records(frames: Frames, count: int, folders: list[Path]) -> list[dict[str, Any]]:
+    """Readings without a calibration: ``count`` tower frames and the photos of ``folders``,
+    each by ``read_dice`` as the service reads, by the full look only, and counting every
+    die's pips (the two rules kept to measure against)."""
+    detector = load_detector()
+    if detector is None:
+        raise SystemExit("--learned needs the shipped detector (vision/models/dice_detector.onnx)")
+    style = resolve_style("tower")
+
+    def tower(seed: int) -> Frame:
+        frame, _ = frames.get(f"tower{seed}", partial(random_scene, seed, 6, style=style))
+        return frame
+
+    images: list[tuple[str, Callable[[], Frame]]] = [
+        (f"tower{seed}", partial(tower, seed)) for seed in range(count)
+    ]
+    for folder in folders:
+        images += [
+            (f"{folder.name}/{path.name}", partial(load_image_file, path))
+            for path, _ in load_folder(folder)
+        ]
+    out: list[dict[str, Any]] = []
+    for key, load in images:
+        frame = load()
+        rules = (
+            ("dispatch", read_dice(frame)),
+            ("full", read_learned(frame, detector, None, coarse_side=None)),
+            ("every", read_detected(frame, detector.detect(frame), None, pips="every")),
+        )
+        for name, reading in rules:
+            out.append({"case": f"{key} uncalibrated {name}", **reading_record(reading)})
+    return out
+
+
 def differences(old: Any, new: Any, tolerance: float, where: str = "") -> list[str]:
     """Where two records differ (floats beyond ``tolerance``, anything else at all)."""
     if isinstance(old, dict) and isinstance(new, dict):
@@ -202,6 +244,14 @@ def main() -> None:
     parser.add_argument("--teach", type=int, default=20)
     parser.add_argument("--tower", type=int, default=200, help="plain tower frames")
     parser.add_argument("--tolerance", type=float, default=1e-9)
+    parser.add_argument(
+        "--learned", type=int, default=0, help="tower frames read without a calibration"
+    )
+    parser.add_argument(
+        "--photos",
+        default="",
+        help="labelled photo folders read without a calibration, comma-separated",
+    )
     args = parser.parse_args()
     if args.out is None and args.against is None:
         parser.error("give --out FILE, --against FILE or both")
@@ -218,6 +268,9 @@ def main() -> None:
     for w, h in sizes:
         records += setup_records(frames, seeds, (w, h), args.rolls, args.teach)
     records += tower_records(frames, args.tower)
+    folders = [Path(f) for f in args.photos.split(",") if f]
+    if args.learned or folders:
+        records += learned_records(frames, args.learned, folders)
     if args.out is not None:
         args.out.write_text(json.dumps(records, indent=0))
     readings = sum(1 for r in records if "ok" in r)
