@@ -14,7 +14,7 @@ sets are the held-out photos of nell-byler and matteop65 (as ``vision-bench`` le
 photos the models saw) and ``--frames`` rendered frames of the tower and hard styles without
 a calibration (the bench's seeds). ``--passes`` names the detector's passes: ``full`` looks at
 the full working side only, a number N first looks at N pixels and again at the full side only
-where that look is not trusted or its reading is not ok (``vision.reader.read_learned``; the
+where that look is not trusted or its reading is not ok (``vision.learned.read_learned``; the
 shipped reader's is ``COARSE_SIDE``). ``--pips`` names whose pips are counted: ``doubted``
 (the shipped rule: the dice whose face the face reader and the detector do not agree on) or
 ``every`` (every die's, the rule before). Per set and rule it prints right %, dice wrong at 0.5
@@ -47,8 +47,8 @@ from vision.detect import (
     FaceReader,
     TurnRule,
 )
+from vision.learned import PipRule, read_learned
 from vision.models import photos_seen
-from vision.reader import PipRule, read_learned
 from vision.reading import Reading, check_frame
 
 PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "dice-photos"

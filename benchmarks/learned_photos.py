@@ -31,8 +31,9 @@ import numpy as np
 
 from vision.bench import LabelledDie, load_folder, match
 from vision.detect import FACES_FILE, Detector, FaceReader, SingleStage, TurnRule, load_detector
+from vision.learned import PipRule, read_detected, read_single
 from vision.models import photos_seen
-from vision.reader import PipRule, read_detected, read_dice, read_single
+from vision.reader import read_dice
 from vision.reading import Reading, check_frame
 
 SURE = 0.9

@@ -38,7 +38,7 @@ from vision.detect import (
     TurnRule,
     prepare,
 )
-from vision.reader import agreed, detected_count, face_hints, read_learned, read_single
+from vision.learned import agreed, detected_count, face_hints, read_learned, read_single
 from vision.render import random_scene
 
 

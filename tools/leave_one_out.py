@@ -35,7 +35,7 @@ import numpy as np
 from vision.bench import Sample, Score, format_table, labelled_folders, load_folder, run
 from vision.calibration import Calibration
 from vision.detect import Detector, FaceReader, SingleStage, load_detector
-from vision.reader import read_detected, read_single
+from vision.learned import read_detected, read_single
 from vision.reading import Reading
 
 

@@ -7,27 +7,14 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
-from typing import Literal
 
 import cv2
 import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
-from vision.detect import (
-    COARSE_SIDE,
-    DETECTED,
-    SURE_TURN,
-    Detection,
-    Detector,
-    FaceReader,
-    TurnRule,
-    load_detector,
-    load_face_reader,
-    load_single,
-)
+from vision.detect import load_detector, load_single
 from vision.found import Found
 from vision.lamp import (
     frame_lamp,
@@ -46,6 +33,7 @@ from vision.lean import (
     looks_tilted,
     nearest_wall,
 )
+from vision.learned import read_learned, read_single
 from vision.pipfirst import Fragment, join_fragments
 from vision.pips import (
     GLARE_CAP,
@@ -61,13 +49,12 @@ from vision.pips import (
 )
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading, check_frame
-from vision.segment import Group, Region, dice_groups, find_blobs, square_region
+from vision.segment import Group, Region, dice_groups, find_blobs
+from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SURE, judge, where
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
 
-MIN_CONFIDENCE = 0.5  # a die below this is "unsure": the reading is not ok
 SURE_CLASSIFIER = 0.9  # the classifier's probability at which it may contradict the pips
-AGREE_GAIN = 0.5  # share of the remaining doubt an agreeing classifier removes
 AGREE_FLOOR = 0.2  # a count less sure than this is not made sure by agreement alone
 VETO_BELOW = 0.85  # the classifier may overrule only a count less sure than this: a count
 # whose pips fit a face this well, evenly sized, strongly contrasted, with no nearly-pip
@@ -171,8 +158,6 @@ def fuse(value: int, conf: float, probs: np.ndarray | None, veto: bool = True) -
     return value, conf * (1.0 - p_best)
 
 
-PROFILE_SURE = 0.9  # the profile's probability from which it agrees or disagrees
-PROFILE_GAIN = 0.8  # share of the remaining doubt an agreeing profile removes
 PROFILE_CAP = 0.45  # confidence at most, when a sure profile reads another value
 
 
@@ -204,10 +189,6 @@ def fuse_taught(
     return value, min(conf, PROFILE_CAP) * (1.0 - p_best)
 
 
-def _where(die: Die) -> str:
-    return f"at ({die.center[0]:.0f}, {die.center[1]:.0f})"
-
-
 def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
     """Where a die is, in words a person at the tray understands: at a wall of the
     calibrated tray floor, against another die, or its pixel position."""
@@ -218,37 +199,8 @@ def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
         return f"at {name}"
     near = [d for d in dice if d is not die and np.hypot(d.center[0] - x, d.center[1] - y)]
     if any(np.hypot(d.center[0] - x, d.center[1] - y) < 1.6 * side for d in near):
-        return f"against another die {_where(die)}"
-    return _where(die)
-
-
-def _judge(
-    dice: list[Die],
-    unreadable: list[Region],
-    tilted: list[Die],
-    expected: int | None,
-    where: Callable[[Die], str] | None = None,
-) -> tuple[bool, str]:
-    """Whether the reading can be trusted, and if not, why (the first problem found)."""
-    if tilted:
-        if where is not None:
-            return False, f"the die {where(tilted[0])} is leaning: shake again"
-        return False, f"the die {_where(tilted[0])} looks tilted or stacked; shake again"
-    if unreadable:
-        x, y = unreadable[0].center
-        return False, f"something at ({x:.0f}, {y:.0f}) looks like dice on top of each other"
-    if expected is not None and len(dice) != expected:
-        return False, f"found {len(dice)} dice but {expected} should be in the tray"
-    if not dice and expected is None:
-        return False, "no dice found"
-    unsure = [d for d in dice if d.confidence < MIN_CONFIDENCE]
-    if unsure:
-        d = unsure[0]
-        return False, (
-            f"the die {_where(d)} is unclear (looks like a {d.value}, "
-            f"confidence {d.confidence:.2f}); shake again"
-        )
-    return True, ""
+        return f"against another die {where(die)}"
+    return where(die)
 
 
 def _add_inside(found: list[Pip], new: list[Pip], group: Group, side: float) -> None:
@@ -364,178 +316,6 @@ def taught_opinions(
     return list(profile.read(image, [(f.centre, side) for f in found]))
 
 
-SURE_CENTRE = 0.6  # ... and from which its presence adds no doubt
-NO_FACE = 0.5  # the face reader's "no face" probability from which a die is doubted
-COCKED = 0.2  # either network's "cocked / no face" probability from which a die is tilted
-DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
-UNCHECKED_CAP = 0.85  # a single-stage reading at most, when the pips count another value
-PipRule = Literal["doubted", "every"]  # which dice's pips read_detected counts
-
-
-def agreed(d: Detection, face: np.ndarray | None) -> bool:
-    """Whether the face reader is sure of a die's face (``SURE_TURN`` or more) and the
-    detector's own face classes read the same face: two networks agree, and the die needs no
-    pip count to be sure."""
-    if face is None:
-        return False
-    value = int(np.argmax(face))
-    sure = value > 0 and float(face[value]) >= SURE_TURN
-    return sure and int(np.argmax(d.probs[1:])) + 1 == value
-
-
-def detected_die(
-    image: np.ndarray,
-    d: Detection,
-    face: np.ndarray | None,
-    taught: np.ndarray | None = None,
-    single: bool = False,
-    count: PipCount | None = None,
-) -> tuple[Die, bool, bool]:
-    """A die the detector found, read by the face reader and checked by the detector and pips.
-
-    The value is the face reader's (the detector's own guess where no face reader ships).
-    Its confidence is the face reader's probability, lowered when the centre score is weak,
-    kept below the threshold when the detector reads another face, cut when the pip count is
-    sure of another value and raised a little when the pips agree; a single-stage reading
-    (``single``) is sure (0.9 or more) only where the pips count its value. Also says whether the
-    die looks cocked, and whether it is no die at all (a weak centre with no face in it).
-    ``count``: the die's pip count, when it was made already; otherwise it is made, except for
-    a die whose face the face reader and the detector agree on (:func:`agreed`): the pips
-    are then the third opinion, and not counted.
-    """
-    probs = d.probs if face is None else face
-    value = int(np.argmax(probs[1:])) + 1
-    conf = float(probs[value]) * min(1.0, d.score / SURE_CENTRE)
-    if face is not None and int(np.argmax(d.probs[1:])) + 1 != value:
-        conf = min(conf, DISAGREE_CAP)
-    if count is None and (single or not agreed(d, face)):
-        count = detected_count(image, d)
-    if count is not None:
-        pips = confidence(count)
-        if count.value == value:
-            conf += (1.0 - conf) * AGREE_GAIN * pips
-        elif pips >= MIN_CONFIDENCE:
-            conf *= 1.0 - pips
-        if single and count.value != value:  # no second network: the pips make a reading sure
-            conf = min(conf, UNCHECKED_CAP)
-    if taught is not None and float(taught.max()) >= PROFILE_SURE:
-        known = int(np.argmax(taught)) + 1
-        if known == value:
-            conf += (1.0 - conf) * PROFILE_GAIN * float(taught[known - 1])
-        else:  # the taught set reads another face: the two readers' product decides
-            value = int(np.argmax(probs[1:] * taught)) + 1
-            conf = min(conf, DISAGREE_CAP)
-    cocked = max(float(d.probs[0]), float(probs[0])) >= COCKED
-    absent = face is not None and float(face[0]) >= NO_FACE and d.score < SURE_CENTRE
-    die = Die(value=value, center=d.centre, box=d.box, confidence=float(np.clip(conf, 0.0, 1.0)))
-    return die, cocked, absent
-
-
-def detected_count(image: np.ndarray, d: Detection) -> PipCount:
-    """The pip count of a die the detector found, on its square."""
-    return count_pips(image, square_region(d.centre, d.side), d.side)
-
-
-def face_hints(d: Detection, count: PipCount | None = None) -> set[int]:
-    """The faces the detector (and the pip count, when made) read a die as: the face
-    reader's hints, another face among them makes it read all four quarter turns."""
-    hints = {int(np.argmax(d.probs[1:])) + 1}
-    return hints | ({count.value} if count is not None and 1 <= count.value <= 6 else set())
-
-
-def read_detected(
-    image: np.ndarray,
-    detections: list[Detection],
-    want: int | None,
-    profile: DiceProfile | None = None,
-    faces: FaceReader | None = None,
-    single: bool = False,
-    turns: TurnRule = "adaptive",
-    pips: PipRule = "doubted",
-) -> Reading:
-    """The reading made of the detector's dice (frames without a calibration).
-
-    ``faces`` reads the dice's faces; by default the shipped face reader (a tool measuring
-    another model, as leave-one-source-out does, passes its own). ``single``: the detections
-    come from a single-stage reader, whose own face classes are read (no face reader).
-    ``turns``: which quarter turns of each die the face reader reads (see
-    :meth:`FaceReader.read`; by default the other three only where the first is unsure or
-    another opinion reads another face). ``pips``: ``"doubted"`` counts the pips of the dice
-    whose face the face reader and the detector do not agree on (see :func:`detected_die`);
-    ``"every"`` counts every die's first and gives the count to the face reader as a hint
-    (the rule before, kept to measure against).
-    """
-    kept = [d for d in detections if d.score >= DETECTED]
-    taught: list[np.ndarray | None] = [None] * len(kept)
-    if profile is not None and kept:
-        taught = list(profile.read(image, [(d.centre, d.side) for d in kept]))
-    counts: list[PipCount | None] = [None] * len(kept)
-    if pips == "every":
-        counts = [detected_count(image, d) for d in kept]
-    faces = None if single else faces or load_face_reader()
-    if faces is None:
-        face_probs: list[np.ndarray | None] = [None] * len(kept)
-    else:
-        hints = [face_hints(d, c) for d, c in zip(kept, counts, strict=True)]
-        probs, _ = faces.read(image, [(d.centre, d.side) for d in kept], hints, turns)
-        face_probs = list(probs)
-    dice: list[Die] = []
-    tilted: list[Die] = []
-    for d, face, known, count in zip(kept, face_probs, taught, counts, strict=True):
-        die, cocked, absent = detected_die(image, d, face, known, single, count)
-        if absent:
-            continue
-        if cocked:
-            tilted.append(die)
-        dice.append(die)
-    side = float(np.median([d.side for d in kept])) if kept else 1.0
-    dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))
-    ok, reason = _judge(dice, [], tilted, want)
-    return Reading(tuple(dice), ok, reason)
-
-
-def read_learned(
-    image: np.ndarray,
-    detector: Detector,
-    want: int | None,
-    profile: DiceProfile | None = None,
-    faces: FaceReader | None = None,
-    turns: TurnRule = "adaptive",
-    coarse_side: int | None = COARSE_SIDE,
-    pips: PipRule = "doubted",
-) -> Reading:
-    """The reading of a checked frame by the detector and the face reader, coarse to fine.
-
-    The detector looks first at ``coarse_side`` (about a third of the full side's work for a
-    640 x 480 frame); where that look is trusted to have found every die
-    (:meth:`Detector.detect_coarse`) and the reading of its dice is ok, that is the reading.
-    Otherwise (small or half-seen dice, no dice, a reading that is not ok: a die unsure or
-    tilted, a count other than ``want``; or a die the coarse look finds half as likely
-    cocked as a tilted die, ``COCKED / 2``) the detector looks again at its full side and that
-    reading stands. ``coarse_side=None`` looks at the full side only. ``pips``: whose pips
-    are counted (see :func:`read_detected`).
-    """
-    if coarse_side is not None:
-        found = detector.detect_coarse(image, side=coarse_side)
-        # fewer dice than wanted cannot make an ok reading (reading only drops dice): look again
-        if found is not None and (want is None or sum(d.score >= DETECTED for d in found) >= want):
-            reading = read_detected(image, found, want, profile, faces, turns=turns, pips=pips)
-            read = {die.center for die in reading.dice}
-            # a die the coarse look finds half as likely cocked as a tilt is looked at again
-            doubt = any(float(d.probs[0]) >= COCKED / 2 for d in found if d.centre in read)
-            if reading.ok and not doubt:
-                return reading
-    full = detector.detect(image)
-    return read_detected(image, full, want, profile, faces, turns=turns, pips=pips)
-
-
-def read_single(
-    image: np.ndarray, model: Detector, want: int | None, profile: DiceProfile | None = None
-) -> Reading:
-    """The reading of a checked frame by a single-stage reader alone, checked by the pips."""
-    return read_detected(image, model.detect(image), want, profile, single=True)
-
-
 def read_dice(
     frame: np.ndarray,
     calibration: Calibration | None = None,
@@ -613,6 +393,6 @@ def read_dice(
             tilted.append(die)
         dice.append(die)
     dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))
-    where = None if calibration is None else partial(_place, calibration=calibration, dice=dice)
-    ok, reason = _judge(dice, unreadable, tilted, want, where)
+    place = None if calibration is None else partial(_place, calibration=calibration, dice=dice)
+    ok, reason = judge(dice, unreadable, tilted, want, place)
     return Reading(tuple(dice), ok, reason)

@@ -249,7 +249,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if single is not None:
         if args.profile:
             raise UserError("--single and --profile: give one of them")
-        from vision.reader import read_single
+        from vision.learned import read_single
         from vision.reading import check_frame
 
         def single_stage(frame: np.ndarray, cal: Calibration | None, want: int | None) -> Reading:

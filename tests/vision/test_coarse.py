@@ -19,7 +19,7 @@ from vision.detect import (
     Detector,
     load_detector,
 )
-from vision.reader import COCKED, read_detected, read_learned
+from vision.learned import COCKED, read_detected, read_learned
 from vision.reading import Reading
 from vision.render import DIE_MM, random_scene
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.detect import CLASSES, SURE_TURN, TURNS, FaceReader, load_face_reader
-from vision.reader import read_detected
+from vision.learned import read_detected
 from vision.render import random_scene
 
 

@@ -106,11 +106,11 @@ def test_wrong_dice_are_counted_by_true_value_and_value_read(
 def test_the_pips_of_every_die_can_be_counted_as_before(
     folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vision.reader
+    import vision.learned
 
     counted: list[object] = []
-    count = vision.reader.detected_count
-    monkeypatch.setattr(vision.reader, "detected_count", lambda *a: counted.append(a) or count(*a))
+    count = vision.learned.detected_count
+    monkeypatch.setattr(vision.learned, "detected_count", lambda *a: counted.append(a) or count(*a))
     argv = [str(folder), "--faces", str(FACES_FILE), "--all-images"]
     doubted = report(capsys, argv)
     fewer = len(counted)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import vision.reader
-from vision.detect import SURE_TURN, Detection, load_detector, load_face_reader
+import vision.learned
+from vision.detect import DETECTED, SURE_TURN, Detection, load_detector, load_face_reader
+from vision.learned import agreed, detected_count, detected_die, read_detected
 from vision.pips import PipCount
-from vision.reader import agreed, detected_count, detected_die, read_detected
 from vision.render import random_scene, render_tray
+from vision.verdict import MIN_CONFIDENCE
 
 
 def _one_hot(value: int, p: float = 1.0) -> np.ndarray:
@@ -34,7 +35,7 @@ class Counted:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.centres: list[tuple[float, float]] = []
-        monkeypatch.setattr(vision.reader, "detected_count", self)
+        monkeypatch.setattr(vision.learned, "detected_count", self)
 
     def __call__(self, image: np.ndarray, d: Detection) -> PipCount:
         self.centres.append(d.centre)
@@ -69,7 +70,7 @@ def test_a_doubted_die_still_gets_its_pip_count(monkeypatch: pytest.MonkeyPatch)
     # and cut the face reader's reading below the threshold
     die, _, _ = detected_die(frame, Detection(centre, side, 0.99, _one_hot(2, 0.9)), sure_five)
     assert counted.centres == [centre]
-    assert die.value == 5 and die.confidence < vision.reader.MIN_CONFIDENCE
+    assert die.value == 5 and die.confidence < MIN_CONFIDENCE
     # a face reader unsure of the 2 has it made sure by the pips
     unsure_two = _one_hot(2, 0.6)
     die, _, _ = detected_die(frame, Detection(centre, side, 0.99, _one_hot(2, 0.9)), unsure_two)
@@ -91,7 +92,7 @@ def test_rendered_frames_count_the_doubted_dice_only_and_read_as_when_every_die_
     skipped = 0
     for seed, style in [(0, "tower"), (1, "tower"), (0, "hard"), (2, "hard")]:  # bench seeds
         frame, _ = random_scene(seed, 6, style=style)
-        found = [d for d in detector.detect(frame) if d.score >= vision.reader.DETECTED]
+        found = [d for d in detector.detect(frame) if d.score >= DETECTED]
         counted = Counted(monkeypatch)
         reading = read_detected(frame, found, 6, faces=faces)
         hints = [{int(np.argmax(d.probs[1:])) + 1} for d in found]

@@ -21,7 +21,8 @@ from vision.detect import (
     SingleStage,
     load_single,
 )
-from vision.reader import UNCHECKED_CAP, detected_die, read_dice, read_single
+from vision.learned import UNCHECKED_CAP, detected_die, read_single
+from vision.reader import read_dice
 from vision.render import random_scene, render_tray
 
 train_detector = load_tool("train_detector")
