@@ -40,8 +40,10 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: The name of ``--finishes``' recipe where its frames are kept (a face-example cache): a new
 #: recipe renders other frames, so it gets a new name. 2: every body and pip colour, metal
 #: dice, and pips of a close grey but another hue, beside the marbled, translucent and
-#: glinting dice of the first.
-FINISHES = "finishes2"
+#: glinting dice of the first. 3: translucent dice showing their hidden faces' pips, dull
+#: coloured pips, a ring light's arc, swirled bodies and the lamp's glossy spot, beside the
+#: second's.
+FINISHES = "finishes3"
 FLOORS = (
     (70, 92, 52),
     (96, 96, 96),
@@ -59,8 +61,9 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
     """A random style between the tower's and beyond the hard one's.
 
     ``finishes`` adds marbled, translucent and metal dice and glints, every body and pip
-    colour, and pips of a close grey but another hue such as red on black (``FINISHES``; the
-    shipped models were trained without them).
+    colour, and pips of a close grey but another hue such as red on black, translucent dice
+    that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies
+    and glossy sets (``FINISHES``; the shipped models were trained without them).
     """
     base = HARD if rng.random() < 0.5 else TOWER
     colors = tuple(DIE_COLORS)
@@ -87,12 +90,18 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
     return dataclasses.replace(
         style,
         marbled=float(rng.uniform(0.0, 0.3)),
-        translucent=float(rng.uniform(0.0, 0.2)),
+        translucent=float(rng.uniform(0.0, 0.3)),
         glints=float(rng.uniform(0.0, 0.4)),
         die_colors=tuple(ALL_DIE_COLORS),
         pip_colors=tuple(ALL_PIP_COLORS),
         pip_contrast=float(rng.choice([MIN_PIP_CONTRAST, LEAST_PIP_CONTRAST])),
         metallic=float(rng.uniform(0.0, 0.25)),
+        show_through=float(rng.uniform(0.5, 1.0)),
+        dull_pips=float(rng.uniform(0.0, 0.4)),
+        ring_glare=float(rng.uniform(0.0, 0.4)),
+        swirl=float(rng.uniform(0.0, 0.3)),
+        highlight=float(rng.uniform(0.0, 0.4)),
+        glossy=float(rng.uniform(0.0, 0.3)),
     )
 
 

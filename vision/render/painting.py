@@ -14,6 +14,15 @@ from numpy.typing import NDArray
 
 from dicetray import DIE_MM
 from vision.render.camera import _Geometry
+from vision.render.finishes import (
+    DULL_COLORS,
+    Extras,
+    draw_extras,
+    dull_pip,
+    ghost_points,
+    ring_mask,
+    swirl_mask,
+)
 from vision.render.style import (
     ALL_DIE_COLORS,
     ALL_PIP_COLORS,
@@ -138,12 +147,13 @@ class _DieLook:
     metal: float = 0.0  # a metallic body: where across the face its bright band lies (0: none)
     engraved: bool = False  # pips cut into the face: a dark rim, the pip's colour within
     big_one: bool = False  # the 1 is one big pip
+    extras: Extras | None = None  # the finishes of vision/render/finishes.py (None: none)
 
     @property
     def plain(self) -> bool:
         """A solid die with nothing on its faces but pips (painted the quick way)."""
         plain = self.finish == "solid" and not self.glint and self.sheen <= 0 and not self.gloss
-        return plain and self.metal <= 0
+        return plain and self.metal <= 0 and self.extras is None
 
 
 MAX_TRAY_DICE = 64
@@ -247,6 +257,20 @@ def dress_looks(looks: tuple[_DieLook, ...], style: RenderStyle, seed: int) -> t
     return tuple(out)
 
 
+def extra_looks(looks: tuple[_DieLook, ...], style: RenderStyle, seed: int) -> tuple[_DieLook, ...]:
+    """Show-through pips, dull pips, ring glare and swirled bodies, from the scene's own
+    stream (knobs off: the looks unchanged; see :mod:`vision.render.finishes`)."""
+    extras = draw_extras(
+        style, seed, [k.color for k in looks], [k.pip_color for k in looks], style.mixed_colors
+    )
+    out = []
+    for look, extra in zip(looks, extras, strict=True):
+        if extra is not None and look.finish != "translucent":  # only a clear body shows through
+            extra = replace(extra, ghost=0.0)
+        out.append(replace(look, extras=extra if extra is not None and extra.on else None))
+    return tuple(out)
+
+
 def _engrave(pips: list[NDArray[np.int32]]) -> list[NDArray[np.int32]]:
     """Each pip's inner part: shrunk and moved away from the light, inside its dark rim."""
     inner = []
@@ -324,6 +348,7 @@ class _DiePlan:
     centre: tuple[float, float]  # frame pixels, centre of the top face
     corners: NDArray[np.float64]  # frame pixels, the top face's four corners
     look: _DieLook | None = None  # its finish and glint (None: solid, no glint)
+    ghosts: tuple[NDArray[np.int32], ...] = ()  # hidden faces' pips seen through the top
 
 
 def _plan_die(
@@ -361,14 +386,24 @@ def _plan_die(
         silhouette.append(px[start : start + n])
         start += len(points)
     top = px[start:]
+    body = _shade(ALL_DIE_COLORS[die.get("color", look.color)], look.brightness)
+    pip_name = die.get("pip_color", look.pip_color)
+    pip = ALL_PIP_COLORS[pip_name]
+    extras, ghosts = look.extras, []
+    if extras is not None and extras.dull > 0 and pip_name in DULL_COLORS:
+        pip = dull_pip(pip, body, extras.dull)
+    if extras is not None and extras.ghost > 0 and look.finish == "translucent" and not cocked:
+        seen = ghost_points(values, _PIP_LAYOUT, _PIP_SPACING, _PIP_RADIUS, rot, extras.shift)
+        ghosts = [_poly(geo.project(centre + points * side)) for points in seen]
     return _DiePlan(
         faces=tuple(drawn),
-        body=_shade(ALL_DIE_COLORS[die.get("color", look.color)], look.brightness),
-        pip=ALL_PIP_COLORS[die.get("pip_color", look.pip_color)],
+        body=body,
+        pip=pip,
         silhouette=np.vstack(silhouette),
         centre=(float(top[0, 0]), float(top[0, 1])),
         corners=top[1:],
         look=look,
+        ghosts=tuple(ghosts),
     )
 
 
@@ -424,11 +459,21 @@ def _paint_face(
         veins = _veins(face.shape, side, rng) * face
         vein = np.array(_shade(look.vein, gain), np.float32)
         patch += veins[..., None] * (vein - patch)
+    extras = look.extras
+    if extras is not None and extras.partner is not None:
+        blotches = swirl_mask(face.shape, side, extras.pattern + int(not top)) * face
+        partner = np.array(_shade(extras.partner, gain), np.float32)
+        patch += blotches[..., None] * (partner - patch)
     if look.metal > 0:  # polished metal: a bright band across the face, dark beside it
         patch *= _metal_shine(face, side, look.metal, rng)[..., None]
     if look.finish == "translucent":  # the floor shows through the body, not the pips
         alpha = float(rng.uniform(0.55, 0.8))
         patch = alpha * patch + (1 - alpha) * under * 0.8
+    if top and extras is not None and plan.ghosts:  # blurred by the body they are seen through
+        ghost = np.zeros(under.shape[:2], np.float32)
+        cv2.fillPoly(ghost, [g - shift for g in plan.ghosts], 1.0, cv2.LINE_AA, _SHIFT)
+        ghost = cv2.GaussianBlur(ghost, (0, 0), max(0.5, 0.03 * side)) * face * extras.ghost
+        patch += ghost[..., None] * (np.array(_shade(plan.pip, gain), np.float32) - patch)
     if look.engraved:
         rim = np.zeros(under.shape[:2], np.float32)
         cv2.fillPoly(rim, pips, 1.0, cv2.LINE_AA, _SHIFT)
@@ -442,6 +487,8 @@ def _paint_face(
         patch += _glint(face.shape, side, rng)[..., None] * face[..., None] * (255 - patch)
     if top and (look.sheen > 0 or look.gloss):
         patch += _sheen(face, side, look)[..., None] * (255 - patch)
+    if top and extras is not None and extras.ring:
+        patch += ring_mask(face, side, extras.ring)[..., None] * (255 - patch)
     body = np.zeros(under.shape[:2], np.float32)
     cv2.fillPoly(body, [outer], 1.0, cv2.LINE_AA, _SHIFT)
     out = under + body[..., None] * (patch - under)

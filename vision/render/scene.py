@@ -27,6 +27,7 @@ from vision.render.painting import (
     _plan_die,
     _poly,
     dress_looks,
+    extra_looks,
 )
 from vision.render.style import (
     ALL_DIE_COLORS,
@@ -141,6 +142,7 @@ def _scene(
     rng = np.random.default_rng([seed, 1])
     looks = _looks(style, rng)
     looks = dress_looks(looks, style, seed)
+    looks = extra_looks(looks, style, seed)
     view = view_warp(size, style.camera_tilt_deg, style.pixel_aspect, seed)
     geo = _geometry(size, tray_mm, style.perspective, style.camera_height_mm, rng, view)
     floor = _floor(style, looks[0].color, rng)

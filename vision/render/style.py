@@ -150,6 +150,11 @@ class RenderStyle:
     # least grey-level difference between a die and its pips; lower lets pips of a close grey
     # but another hue through (red pips on black or blue dice, as many real sets have)
     pip_contrast: float = MIN_PIP_CONTRAST
+    # finishes of real dice drawn on the top face (vision/render/finishes.py): chances per die
+    show_through: float = 0.0  # a translucent die shows its hidden faces' pips, displaced
+    dull_pips: float = 0.0  # coloured pips of a grey close to the body's (finishes.DULL_CONTRAST)
+    ring_glare: float = 0.0  # a ring light's sharp arc reflected on the top face
+    swirl: float = 0.0  # a body swirled in broad blotches of its colour and a partner
 
     def __post_init__(self) -> None:
         floors = tuple(_check_color(c) for c in self.floor_colors)
@@ -202,6 +207,10 @@ class RenderStyle:
             "metallic": 1.0,
             "engraved": 1.0,
             "big_one": 1.0,
+            "show_through": 1.0,
+            "dull_pips": 1.0,
+            "ring_glare": 1.0,
+            "swirl": 1.0,
         }
         for key, top in limits.items():
             value = getattr(self, key)
