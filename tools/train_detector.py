@@ -41,7 +41,8 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: recipe renders other frames, so it gets a new name. 2: every body and pip colour, metal
 #: dice, and pips of a close grey but another hue, beside the marbled, translucent and
 #: glinting dice of the first. 3: translucent dice showing their hidden faces' pips, dull
-#: coloured pips, a ring light's arc, swirled bodies and the lamp's glossy spot, beside the
+#: coloured pips, a ring light's arc, swirled bodies, the lamp's glossy spot, and touching
+#: dice turned against each other (a neighbour's pips in the face reader's crop), beside the
 #: second's.
 FINISHES = "finishes3"
 FLOORS = (
@@ -62,8 +63,9 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
 
     ``finishes`` adds marbled, translucent and metal dice and glints, every body and pip
     colour, and pips of a close grey but another hue such as red on black, translucent dice
-    that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies
-    and glossy sets (``FINISHES``; the shipped models were trained without them).
+    that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies,
+    glossy sets and touching dice turned against each other (``FINISHES``; the shipped models
+    were trained without them).
     """
     base = HARD if rng.random() < 0.5 else TOWER
     colors = tuple(DIE_COLORS)
@@ -102,6 +104,9 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
         swirl=float(rng.uniform(0.0, 0.3)),
         highlight=float(rng.uniform(0.0, 0.4)),
         glossy=float(rng.uniform(0.0, 0.3)),
+        # touching dice more often, half the styles turning them against each other
+        touching=float(rng.uniform(0.4, 0.9)),
+        touch_turn=float(rng.uniform(0.0, 45.0)) * float(rng.random() < 0.5),
     )
 
 

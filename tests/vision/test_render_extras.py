@@ -14,7 +14,7 @@ import pytest
 
 from tests.vision.conftest import load_tool
 from tests.vision.test_render import CLEAN, body_spread, clean, face_pixels, grid_tray
-from vision.render import HARD, TOWER, RenderError, random_scene, render_tray, resolve_style
+from vision.render import DIE_MM, HARD, TOWER, RenderError, random_scene, render_tray, resolve_style
 from vision.render.finishes import DULL_CONTRAST, SWIRL_PIP_CONTRAST, swirl_partner
 from vision.render.style import ALL_DIE_COLORS, ALL_PIP_COLORS, _grey, pip_colors_for
 
@@ -166,7 +166,43 @@ def test_the_third_finishes_recipe_draws_the_new_finishes_under_its_own_name() -
     assert train_detector.FINISHES == "finishes3"
     styles = [train_detector.rendered_style(np.random.default_rng(s), True) for s in range(40)]
     assert all(s.show_through >= 0.5 for s in styles)
+    assert all(s.touching >= 0.4 for s in styles)
+    assert 10 <= sum(s.touch_turn > 0 for s in styles) <= 30  # half the styles turn them
     for knob in ("dull_pips", "ring_glare", "swirl", "highlight", "glossy"):
         assert sum(getattr(s, knob) > 0 for s in styles) >= 35, knob
     plain = [train_detector.rendered_style(np.random.default_rng(s)) for s in range(20)]
     assert all(s.show_through == s.dull_pips == s.ring_glare == s.swirl == 0.0 for s in plain)
+    assert all(s.touch_turn == 0.0 for s in plain)
+
+
+def _touching_pairs(tray: list[dict[str, Any]], side: float) -> list[tuple[float, float]]:
+    """(centre distance in sides, relative turn in degrees 0..45) of dice edge to edge."""
+    out = []
+    for i, a in enumerate(tray):
+        for b in tray[i + 1 :]:
+            gap = float(np.hypot(a["x"] - b["x"], a["y"] - b["y"])) / side
+            turn = abs((a["angle"] - b["angle"] + 45.0) % 90.0 - 45.0)
+            if gap < 1.5:
+                out.append((gap, turn))
+    return out
+
+
+def test_touch_turn_turns_touching_dice_against_each_other_without_overlap() -> None:
+    squared = clean(touching=1.0)
+    turned = clean(touching=1.0, touch_turn=40.0)
+    before = [
+        p
+        for s in range(6)
+        for p in _touching_pairs(random_scene(s, 8, style=squared)[1]["tray"], DIE_MM)
+    ]
+    after = [
+        p
+        for s in range(6)
+        for p in _touching_pairs(random_scene(s, 8, style=turned)[1]["tray"], DIE_MM)
+    ]
+    assert before and after
+    assert max(turn for _, turn in before) <= 8.0  # squared up, within a degree a link
+    assert sum(turn > 10.0 for _, turn in after) >= len(after) // 3
+    assert min(gap for gap, _ in after) >= 1.0  # a corner meets a face: never overlapping
+    with pytest.raises(RenderError, match=r"style touch_turn=50.0 is out of range; use 0\.\.45\.0"):
+        clean(touch_turn=50.0)

@@ -155,6 +155,8 @@ class RenderStyle:
     dull_pips: float = 0.0  # coloured pips of a grey close to the body's (finishes.DULL_CONTRAST)
     ring_glare: float = 0.0  # a ring light's sharp arc reflected on the top face
     swirl: float = 0.0  # a body swirled in broad blotches of its colour and a partner
+    touch_turn: float = 0.0  # random scenes: a touching die turned up to this many degrees
+    # against the die it touches, a corner against a face (0: squared up, as before)
 
     def __post_init__(self) -> None:
         floors = tuple(_check_color(c) for c in self.floor_colors)
@@ -211,6 +213,7 @@ class RenderStyle:
             "dull_pips": 1.0,
             "ring_glare": 1.0,
             "swirl": 1.0,
+            "touch_turn": 45.0,
         }
         for key, top in limits.items():
             value = getattr(self, key)

@@ -54,17 +54,25 @@ def _place(
     side: float,
     touching: bool,
     tray_mm: tuple[float, float],
+    turn: float = 0.0,
 ) -> tuple[float, float, float] | None:
-    """A free spot for a die: anywhere, or edge to edge with a placed die."""
+    """A free spot for a die: anywhere, or edge to edge with a placed die, turned against
+    it by up to ``turn`` degrees (its corner then meets the other's face; 0: squared up,
+    within a degree)."""
     for _ in range(300):
         if touching and placed:
             ox, oy, oa, os_ = placed[int(rng.integers(0, len(placed)))]
             towards = math.radians(oa + 90 * int(rng.integers(0, 4)))
             slide = float(rng.uniform(-0.35, 0.35)) * side
-            gap = (os_ + side) / 2 + float(rng.uniform(0.35, 0.8))
+            margin = float(rng.uniform(0.35, 0.8))
+            spin = float(rng.uniform(-1.0, 1.0)) * max(1.0, turn)
+            # how far a die turned by ``spin`` reaches toward the face it meets
+            t = math.radians(spin)
+            reach = side / 2 if turn <= 0 else side / 2 * (abs(math.cos(t)) + abs(math.sin(t)))
+            gap = os_ / 2 + reach + margin
             x = ox + gap * math.cos(towards) - slide * math.sin(towards)
             y = oy + gap * math.sin(towards) + slide * math.cos(towards)
-            angle = oa + float(rng.uniform(-1.0, 1.0))
+            angle = oa + spin
         else:
             x, y = (float(rng.uniform(0, tray_mm[k])) for k in (0, 1))
             angle = float(rng.uniform(0, 360))
@@ -112,6 +120,7 @@ def _random_tray(
     touching: float,
     cocked: Sequence[bool],
     tray_mm: tuple[float, float],
+    turn: float = 0.0,
 ) -> list[dict[str, Any]]:
     tray: list[dict[str, Any]] = []
     placed: list[tuple[float, float, float, float]] = []
@@ -121,7 +130,7 @@ def _random_tray(
         if cocked[i]:
             spot = _lean_spot(rng, placed, sides[i], tray_mm)
         else:
-            spot = _place(rng, placed, sides[i], bool(rng.random() < touching), tray_mm)
+            spot = _place(rng, placed, sides[i], bool(rng.random() < touching), tray_mm, turn)
         if spot is None:
             raise RenderError(f"cannot fit {len(sides)} dice in a {tray_mm} mm tray")
         spots[i] = spot
@@ -238,7 +247,7 @@ def _throw_scene(
         flags = [i < cocked for i in range(n_dice)]
     chance = the_style.touching if touching is None else touching
     sides = [die_mm * look.size for look in scene.looks[:n_dice]]
-    tray = _random_tray(rng, sides, chance, flags, tray_mm)
+    tray = _random_tray(rng, sides, chance, flags, tray_mm, the_style.touch_turn)
     return render_tray(
         tray, size=size, seed=seed, style=the_style, frame=frame, tray_mm=tray_mm, die_mm=die_mm
     )
