@@ -68,6 +68,10 @@ class PipCount:
     glare_plateau: float = 1.0  # the blob set aside as the lamp's: its share of pixels at full
     # contrast (see ``Pip.plateau``; a painted pip 0.6 or more, the lamp's spot under PEAKED)
     glare_size: float = 0.0  # ... and its area over the kept pips' median area
+    middle_at: tuple[float, float] | None = None  # a 3's or a 5's middle pip: where it lies
+    # from the centre of the others, in sides along the frame's axes
+    middle_share: tuple[float, float] = (1.0, 1.0)  # ... its area and contrast over the
+    # others' medians (a painted middle pip is as large and as strong as the others)
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -720,6 +724,7 @@ def assess(
     areas = np.array([p.area for p in pips])
     spread = size_spread(areas) if len(areas) > 1 else 0.0
     swollen_at, swollen_shift, even_spread = _swollen(points, areas, side)
+    middle_at, middle_share = _middle(pips, points, side)
     gap = mean_of(points, 0) - np.array(centre, np.float32)
     offset = float(np.sqrt(gap.dot(gap)) / side)  # np.linalg.norm's own sum and root
     return PipCount(
@@ -741,7 +746,25 @@ def assess(
         even_spread=even_spread,
         glare_plateau=glare_plateau,
         glare_size=glare_size,
+        middle_at=middle_at,
+        middle_share=middle_share,
     )
+
+
+def _middle(
+    pips: list[Pip], points: np.ndarray, side: float
+) -> tuple[tuple[float, float] | None, tuple[float, float]]:
+    """A 3's or a 5's middle pip (the one nearest the centre of them all): where it lies
+    from the centre of the others, in sides along the frame's axes, and its area and
+    contrast over the others' medians; (None, (1.0, 1.0)) for other counts."""
+    if len(pips) not in (3, 5):
+        return None, (1.0, 1.0)
+    middle = int(np.argmin(np.hypot(*(points - mean_of(points, 0)).T)))
+    rest = [k for k in range(len(pips)) if k != middle]
+    at = (points[middle] - mean_of(points[rest], 0)) / side
+    area = pips[middle].area / max(1e-9, small_median([pips[k].area for k in rest]))
+    strength = pips[middle].strength / max(1e-9, small_median([pips[k].strength for k in rest]))
+    return (float(at[0]), float(at[1])), (float(area), float(strength))
 
 
 def _swollen(

@@ -21,6 +21,7 @@ from vision.lamp import (
     hidden_by_lamp,
     lamp_confirmed,
     paint_at_centre,
+    spot_for_middle,
     without_lamp,
 )
 from vision.lean import (
@@ -122,6 +123,8 @@ def _die(
         _sure_of(taught, value) or _sure_of(probs, value)
     ):
         conf = min(conf, GLARE_CAP)
+    if spot_for_middle(count, lamp, spread) and not _sure_of(taught, value):
+        conf = min(conf, GLARE_CAP)  # a middle pip that may be the lamp's spot
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
     if leaning or looks_tilted(found, side):
