@@ -21,7 +21,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import training  # the tools' shared parts: a script's own folder is on sys.path
@@ -44,7 +44,17 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: coloured pips, a ring light's arc, swirled bodies, the lamp's glossy spot, and touching
 #: dice turned against each other (a neighbour's pips in the face reader's crop), beside the
 #: second's.
-FINISHES = "finishes3"
+FinishForm = Literal[2, 3]
+FINISH_FORMS: tuple[FinishForm, ...] = (2, 3)
+LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left out
+
+
+def finishes_name(form: FinishForm) -> str:
+    """The name a form of ``--finishes`` keeps its rendered examples under."""
+    return f"finishes{form}"
+
+
+FINISHES = finishes_name(LATEST_FORM)
 FLOORS = (
     (70, 92, 52),
     (96, 96, 96),
@@ -58,14 +68,16 @@ FLOORS = (
 )
 
 
-def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderStyle:
+def rendered_style(
+    rng: np.random.Generator, finishes: bool = False, form: FinishForm = LATEST_FORM
+) -> RenderStyle:
     """A random style between the tower's and beyond the hard one's.
 
     ``finishes`` adds marbled, translucent and metal dice and glints, every body and pip
     colour, and pips of a close grey but another hue such as red on black, translucent dice
     that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies,
-    glossy sets and touching dice turned against each other (``FINISHES``; the shipped models
-    were trained without them).
+    glossy sets and touching dice turned against each other (``FINISHES``). ``form`` 2 draws
+    the second form's finishes only, frame for frame as before the third was added.
     """
     base = HARD if rng.random() < 0.5 else TOWER
     colors = tuple(DIE_COLORS)
@@ -89,15 +101,20 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
     )
     if not finishes:
         return style
-    return dataclasses.replace(
+    second = dataclasses.replace(
         style,
         marbled=float(rng.uniform(0.0, 0.3)),
-        translucent=float(rng.uniform(0.0, 0.3)),
+        translucent=float(rng.uniform(0.0, 0.2 if form == 2 else 0.3)),
         glints=float(rng.uniform(0.0, 0.4)),
         die_colors=tuple(ALL_DIE_COLORS),
         pip_colors=tuple(ALL_PIP_COLORS),
         pip_contrast=float(rng.choice([MIN_PIP_CONTRAST, LEAST_PIP_CONTRAST])),
         metallic=float(rng.uniform(0.0, 0.25)),
+    )
+    if form == 2:
+        return second
+    return dataclasses.replace(
+        second,
         show_through=float(rng.uniform(0.5, 1.0)),
         dull_pips=float(rng.uniform(0.0, 0.4)),
         ring_glare=float(rng.uniform(0.0, 0.4)),
@@ -110,12 +127,25 @@ def rendered_style(rng: np.random.Generator, finishes: bool = False) -> RenderSt
     )
 
 
-def rendered_items(n: int, finishes: bool = False, first_seed: int = FIRST_SEED) -> list[Item]:
+def add_form_argument(parser: argparse.ArgumentParser) -> None:
+    """``--finishes-form N``: which form of ``--finishes`` to render (default the latest)."""
+    parser.add_argument(
+        "--finishes-form",
+        type=int,
+        choices=FINISH_FORMS,
+        default=LATEST_FORM,
+        help=f"form of --finishes to render (default {LATEST_FORM}; 2: the one measured left out)",
+    )
+
+
+def rendered_items(
+    n: int, finishes: bool = False, first_seed: int = FIRST_SEED, form: FinishForm = LATEST_FORM
+) -> list[Item]:
     """``n`` rendered frames with random styles, die sizes and numbers of dice."""
     items = []
     for seed in range(first_seed, first_seed + n):
         rng = np.random.default_rng(seed)
-        style = rendered_style(rng, finishes)
+        style = rendered_style(rng, finishes, form)
         die_mm = float(rng.uniform(9.0, 26.0))
         n_dice = int(rng.integers(0, 13))
         try:
@@ -190,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also render marbled, translucent, glinting and metal dice of every colour",
     )
+    add_form_argument(parser)
     parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
     )
@@ -212,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 
     photos, used = training.photo_items(args.photos, tuple(args.leave_out))
     print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)
-    rendered = rendered_items(args.rendered, args.finishes)
+    rendered = rendered_items(args.rendered, args.finishes, form=args.finishes_form)
     pools, weights = training.crop_pools(rendered, photos, args.photo_share)
     net = build_net(args.width, batch_norm=args.init is None)
     if args.init is not None:

@@ -86,19 +86,31 @@ def examples(items: list[Item], detector: Detector) -> Examples:
     return frames, table[:, 0].astype(int), table[:, 1:], np.array(classes, np.int64)
 
 
-def cache_path(cache: Path, n: int, finishes: bool, detector_file: Path) -> Path:
+def cache_path(
+    cache: Path,
+    n: int,
+    finishes: bool,
+    detector_file: Path,
+    form: train_detector.FinishForm = train_detector.LATEST_FORM,
+) -> Path:
     """Where the rendered examples of these frames and a detector (by its file's bytes) are
     kept."""
     key = hashlib.sha256(detector_file.read_bytes()).hexdigest()[:12]
-    recipe = f"-{train_detector.FINISHES}" if finishes else ""
+    recipe = f"-{train_detector.finishes_name(form)}" if finishes else ""
     return cache / f"faces-{FIRST_SEED}-{n}{recipe}-{key}.npz"
 
 
-def rendered_examples(n: int, finishes: bool, detector: Detector, cache: Path | None) -> Examples:
+def rendered_examples(
+    n: int,
+    finishes: bool,
+    detector: Detector,
+    cache: Path | None,
+    form: train_detector.FinishForm = train_detector.LATEST_FORM,
+) -> Examples:
     """:func:`examples` of ``n`` rendered frames, read from (or kept in) ``cache`` when given."""
     if cache is None:
-        return examples(train_detector.rendered_items(n, finishes, FIRST_SEED), detector)
-    path = cache_path(cache, n, finishes, detector.path)
+        return examples(train_detector.rendered_items(n, finishes, FIRST_SEED, form), detector)
+    path = cache_path(cache, n, finishes, detector.path, form)
     if path.is_file():
         try:
             with np.load(path) as data:
@@ -123,7 +135,7 @@ def rendered_examples(n: int, finishes: bool, detector: Detector, cache: Path | 
         print(f"{len(classes)} rendered crops from {path}", file=sys.stderr)
         return frames, index.astype(int), geometry, classes.astype(np.int64)
     frames, index, geometry, classes = examples(
-        train_detector.rendered_items(n, finishes, FIRST_SEED), detector
+        train_detector.rendered_items(n, finishes, FIRST_SEED, form), detector
     )
     cache.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.stem + ".part.npz")
@@ -213,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also render marbled, translucent, glinting and metal dice of every colour",
     )
+    train_detector.add_form_argument(parser)
     parser.add_argument(
         "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
     )
@@ -251,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(used)} photos, {args.rendered} rendered frames", file=sys.stderr)
     frames, index, geometry, classes = examples(photos, detector)
     # other scenes than the detector's
-    more = rendered_examples(args.rendered, args.finishes, detector, args.cache)
+    more = rendered_examples(args.rendered, args.finishes, detector, args.cache, args.finishes_form)
     frames = frames + more[0]
     index = np.concatenate([index, more[1] + len(photos)])
     geometry = np.concatenate([geometry, more[2]])

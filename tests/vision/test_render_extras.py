@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -14,11 +15,13 @@ import pytest
 
 from tests.vision.conftest import load_tool
 from tests.vision.test_render import CLEAN, body_spread, clean, face_pixels, grid_tray
+from vision.detect import DETECTOR_FILE
 from vision.render import DIE_MM, HARD, TOWER, RenderError, random_scene, render_tray, resolve_style
 from vision.render.finishes import DULL_CONTRAST, SWIRL_PIP_CONTRAST, swirl_partner
 from vision.render.style import ALL_DIE_COLORS, ALL_PIP_COLORS, _grey, pip_colors_for
 
 train_detector = load_tool("train_detector")
+train_faces = load_tool("train_faces")
 GREY = np.array([0.114, 0.587, 0.299])
 
 #: Every older knob turned on at once (the second --finishes recipe's kinds and more).
@@ -206,3 +209,25 @@ def test_touch_turn_turns_touching_dice_against_each_other_without_overlap() -> 
     assert min(gap for gap, _ in after) >= 1.0  # a corner meets a face: never overlapping
     with pytest.raises(RenderError, match=r"style touch_turn=50.0 is out of range; use 0\.\.45\.0"):
         clean(touch_turn=50.0)
+
+
+def test_the_second_finishes_form_can_still_be_drawn_frame_for_frame() -> None:
+    # the form measured with a source left out: the same draws as the third's first five
+    for seed in range(20):
+        second = train_detector.rendered_style(np.random.default_rng(seed), True, form=2)
+        third = train_detector.rendered_style(np.random.default_rng(seed), True, form=3)
+        assert second.show_through == second.dull_pips == second.ring_glare == 0.0
+        assert second.swirl == second.touch_turn == 0.0 and second.touching <= 0.6
+        assert (second.marbled, second.glints, second.metallic) == (
+            third.marbled,
+            third.glints,
+            third.metallic,
+        )
+        assert second.pip_contrast == third.pip_contrast and second.translucent <= 0.2
+        assert second.translucent == pytest.approx(third.translucent * 2 / 3, abs=1e-12)
+    assert train_detector.finishes_name(2) == "finishes2"
+    assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 2).name.startswith(
+        "faces-800000-5-finishes2-"
+    )
+    with pytest.raises(SystemExit):
+        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "4"])
