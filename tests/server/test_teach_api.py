@@ -52,8 +52,15 @@ def test_bad_teach_steps_are_one_line_errors(client) -> None:
     assert _post(client, "/api/calibrate/teach/roll").status_code == 200
     for body, message in [
         ({"roll": 0, "values": [1] * 5}, "must be 6 die values"),
+        ({"roll": 0, "values": [1] * 5}, "one per die shown; got [1, 1, 1, 1, 1]"),
         ({"roll": 0, "values": [1, 2, 3, 4, 5, 7]}, "must be 6 die values"),
+        ({"roll": 0, "values": [1, 2, 3, 4, 5, 7]}, "; got [1, 2, 3, 4, 5, 7]"),
+        (
+            {"roll": 0},
+            "'values' must be 6 die values from 1 to 6, one per die shown; it was left out",
+        ),
         ({"roll": "0", "values": [1] * 6}, "'roll' must be the number"),
+        ({"roll": "0", "values": [1] * 6}, 'roll of this teach step; got "0"'),
         ({"roll": 0, "values": [1] * 6, "extra": 1}, "unknown field 'extra'"),
     ]:
         response = _post(client, "/api/calibrate/teach/confirm", body)
