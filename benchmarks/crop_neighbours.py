@@ -24,27 +24,15 @@ from typing import Any
 import numpy as np
 
 from vision.detect import CROP_EXTENT
-from vision.render import random_scene
+from vision.render import random_scene, top_pip_centres
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import train_detector  # a tool: its folder is on the path above
 
-LAYOUT = {
-    1: ((0, 0),),
-    2: ((-1, -1), (1, 1)),
-    3: ((-1, -1), (0, 0), (1, 1)),
-    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
-    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
-    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
-}
-SPACING = 0.27  # the renderer's pip spacing, of a side
-
 
 def pip_centres(die: dict[str, Any]) -> np.ndarray:
-    """A rendered die's top-face pip centres in frame pixels, from its corners."""
-    c = np.array(die["corners"], np.float64)
-    middle, u, v = c.mean(axis=0), c[1] - c[0], c[3] - c[0]
-    return np.array([middle + SPACING * (a * u + b * v) for a, b in LAYOUT[die["value"]]])
+    """A rendered die's top-face pip centres in frame pixels (the renderer's own layout)."""
+    return top_pip_centres(die["corners"], die["value"])
 
 
 def crowded_dice(dice: list[dict[str, Any]]) -> list[tuple[bool, bool]]:

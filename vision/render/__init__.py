@@ -21,7 +21,7 @@ the simulated tower shares.
 from __future__ import annotations
 
 from dicetray import DIE_MM, TRAY_MM
-from vision.render.painting import MAX_TRAY_DICE
+from vision.render.painting import MAX_TRAY_DICE, top_pip_centres
 from vision.render.scene import render_tray
 from vision.render.style import (
     DIE_COLORS,
@@ -67,4 +67,5 @@ __all__ = [
     "random_tray",
     "render_tray",
     "resolve_style",
+    "top_pip_centres",
 ]

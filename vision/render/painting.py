@@ -50,6 +50,14 @@ _SHIFT = 4  # fixed-point bits for sub-pixel polygon drawing
 _ONE = 1 << _SHIFT
 
 
+def top_pip_centres(corners: Sequence[Sequence[float]], value: int) -> NDArray[np.float64]:
+    """Where the pips of a die's top face were drawn, in frame pixels, from its top face's
+    four corners as the frame's truth gives them (``truth["dice"][k]["corners"]``)."""
+    c = np.array(corners, np.float64)
+    middle, u, v = c.mean(axis=0), c[1] - c[0], c[3] - c[0]
+    return np.array([middle + _PIP_SPACING * (a * u + b * v) for a, b in _PIP_LAYOUT[value]])
+
+
 def _poly(points_px: NDArray[np.float64]) -> NDArray[np.int32]:
     return np.round(points_px * _ONE).astype(np.int32)
 
