@@ -596,13 +596,9 @@ def _cores(
     cores: list[tuple[float, float, float, float]] = []
     taken = np.zeros_like(mask)
     for i in range(1, n):
+        if not _pip_shaped(stats[i], die_area):
+            continue
         area = float(stats[i, cv2.CC_STAT_AREA])
-        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
-        if not (PIP_AREA[0] <= area / die_area <= PIP_AREA[1] and roundness > 0.45):
-            continue
-        if max(bw, bh) >= 2 * min(bw, bh):
-            continue
         core = labels == i
         strength = float(contrast[core].max()) / threshold
         cores.append((float(centroids[i][0]), float(centroids[i][1]), area, strength))
@@ -633,6 +629,20 @@ PEAKED = 0.55  # a blob with under this share of its pixels at PAINT of its stro
 # the median
 
 
+def _pip_shaped(stats: np.ndarray, die_area: float) -> bool:
+    """Whether a connected part (its row of OpenCV's component stats) has a pip's size and is
+    round enough for one: filling 0.45 of its box's circle, its box under twice as long as
+    wide."""
+    area = float(stats[cv2.CC_STAT_AREA])
+    bw, bh = stats[cv2.CC_STAT_WIDTH], stats[cv2.CC_STAT_HEIGHT]
+    roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
+    return (
+        PIP_AREA[0] <= area / die_area <= PIP_AREA[1]
+        and roundness > 0.45
+        and max(bw, bh) < 2 * min(bw, bh)
+    )
+
+
 def _paint_core(
     blob: np.ndarray, contrast: np.ndarray, threshold: float, die_area: float
 ) -> tuple[list[tuple[float, float, float, float]], list[tuple[float, float, float, float]]]:
@@ -654,13 +664,10 @@ def _paint_core(
     taken = np.zeros_like(bright)
     for k in range(1, n):
         area = float(stats[k, cv2.CC_STAT_AREA])
-        bw, bh = stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
-        roundness = area / (np.pi * (max(bw, bh) / 2.0) ** 2)
-        pip_sized = PIP_AREA[0] <= area / die_area <= PIP_AREA[1]
-        if pip_sized and roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh):
+        if _pip_shaped(stats[k], die_area):
             core = labels == k
-            cores.append((float(centroids[k][0]), float(centroids[k][1]), area, 0.0))
-            cores[-1] = (*cores[-1][:3], float(contrast[core].max()) / threshold)
+            strength = float(contrast[core].max()) / threshold
+            cores.append((float(centroids[k][0]), float(centroids[k][1]), area, strength))
             taken |= core.astype(np.uint8)
         elif area / die_area >= PIP_AREA[0]:
             return [], []  # paint of a pip's size that is no pip: not pips and a spot
