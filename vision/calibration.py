@@ -47,7 +47,12 @@ class Calibration:
     # whose bodies are as hueless against the floor as a shadow
     flat_excess: float | None = None  # the largest side-face area (square sides) beside the
     # calibration's flat dice (vision.lean): small where the camera is far above them
-    _cache: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    # what is worked out from the fields (the decoded background, the tray's mask and box):
+    # each calibration its own, so that one made by ``replace`` with another tray (or frame
+    # size, or background) never finds the first one's
+    _cache: dict[str, np.ndarray] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @property
     def scale(self) -> int:
@@ -80,6 +85,20 @@ class Calibration:
             cv2.fillPoly(mask, [points], 255)
             self._cache["tray"] = mask
         return self._cache["tray"]
+
+    @property
+    def tray_box(self) -> np.ndarray | None:
+        """The tray outline's box, ``[left, top, right, bottom]`` in full-resolution pixels
+        (None for an outline of under three points), worked out once."""
+        if "tray_box" not in self._cache:
+            points = np.array(self.tray, np.float64).reshape(-1, 2)
+            self._cache["tray_box"] = (
+                np.concatenate([points.min(axis=0), points.max(axis=0)])
+                if len(points) >= 3
+                else np.zeros(0)
+            )
+        box = self._cache["tray_box"]
+        return box if box.size else None
 
     def check_frame_size(self, frame: np.ndarray) -> None:
         """Raise ``CalibrationError`` for a frame of another size than the calibration's."""

@@ -364,11 +364,10 @@ def nearest_wall(calibration: Calibration, point: tuple[float, float]) -> tuple[
     """The wall of the calibrated tray floor nearest to ``point`` (left, right, back: the
     top of the frame, or front) and how far it lies, in die sides (infinite without an
     outline)."""
-    points = np.array(calibration.tray, np.float64)
-    if len(points) < 3:
+    box = calibration.tray_box
+    if box is None:
         return "", math.inf
-    x0, y0 = points.min(axis=0)
-    x1, y1 = points.max(axis=0)
+    x0, y0, x1, y1 = box
     x, y = point
     walls = {
         "the left wall": x - x0,

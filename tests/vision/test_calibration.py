@@ -213,3 +213,24 @@ def test_a_raised_shadow_floor_is_kept_and_checked(tmp_path: Path) -> None:
 def load_calibration_text(path: Path, data: dict) -> Calibration:
     path.write_text(json.dumps(data))
     return load_calibration(path)
+
+
+def test_a_calibration_made_with_another_tray_works_out_its_own_mask_and_box(
+    tower_calibration: Calibration,
+) -> None:
+    import dataclasses
+
+    first_mask, first_box = tower_calibration.tray_mask, tower_calibration.tray_box
+    assert first_box is not None
+    x0, y0, x1, y1 = (int(v) for v in first_box)
+    inner = ((x0 + 40, y0 + 40), (x1 - 40, y0 + 40), (x1 - 40, y1 - 40), (x0 + 40, y1 - 40))
+    other = dataclasses.replace(tower_calibration, tray=inner)
+    assert other.tray_box is not None and list(other.tray_box) == [
+        x0 + 40,
+        y0 + 40,
+        x1 - 40,
+        y1 - 40,
+    ]
+    assert np.count_nonzero(other.tray_mask) < np.count_nonzero(first_mask)
+    assert dataclasses.replace(tower_calibration, tray=((0, 0), (9, 9))).tray_box is None
+    assert tower_calibration.tray_box is first_box  # the first keeps its own, worked out once
