@@ -19,6 +19,7 @@ from vision.render import random_scene
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "vision"
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
+BENCHMARKS = TOOLS.parent / "benchmarks"
 
 
 def load_tool(name: str) -> ModuleType:
@@ -27,6 +28,15 @@ def load_tool(name: str) -> ModuleType:
     if str(TOOLS) not in sys.path:
         sys.path.append(str(TOOLS))
     return importlib.import_module(name)
+
+
+def load_bench(name: str) -> ModuleType:
+    """The script ``benchmarks/<name>.py`` as a module of its own (run from its file)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 Test = TypeVar("Test", bound=Callable[..., object])

@@ -3,27 +3,13 @@ rendered dice whose places are known."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
 
+from tests.vision.conftest import load_bench
 from tests.vision.test_render import CLEAN, grey
 from vision.render import render_tray
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "crop_neighbours.py"
-
-
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("crop_neighbours", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-crop_neighbours = load_bench()
+crop_neighbours = load_bench("crop_neighbours")
 
 
 def _pair(gap_mm: float, angle: float) -> list[dict[str, object]]:

@@ -3,28 +3,15 @@ leave-one-source-out's face readers are read: a small real run and its refusals.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from tests.vision.conftest import labelled_folder
+from tests.vision.conftest import labelled_folder, load_bench
 from vision.detect import DETECTOR_FILE, FACES_FILE
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "learned_photos.py"
-
-
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("learned_photos", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-learned_photos = load_bench()
+learned_photos = load_bench("learned_photos")
 
 
 @pytest.fixture(scope="module")
