@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.files import write_atomically
 from vision.imagefile import ImageFileError, check_pixels, checked_size
-from vision.segment import MAX_SHADOW_FLOOR, SHADOW_FLOOR, working_scale
+from vision.segment import MAX_SHADOW_FLOOR, SHADOW_FLOOR, weighted_lab, working_scale
 
 VERSION = 1
 
@@ -68,6 +68,34 @@ class Calibration:
                 raise CalibrationError("background_png is not a PNG image")
             self._cache["background"] = np.asarray(image)
         return self._cache["background"]
+
+    @property
+    def full_background(self) -> np.ndarray:
+        """The empty tray at the frame's full size (BGR, :attr:`background` enlarged)."""
+        if "full_background" not in self._cache:
+            w, h = self.frame_size
+            self._cache["full_background"] = cv2.resize(
+                self.background, (w, h), interpolation=cv2.INTER_LINEAR
+            )
+        return self._cache["full_background"]
+
+    @property
+    def full_background_lab(self) -> np.ndarray:
+        """The 8-bit Lab of :attr:`full_background`: the colour conversion is made pixel by
+        pixel, so a crop of it is the conversion of the crop."""
+        if "full_background_lab" not in self._cache:
+            self._cache["full_background_lab"] = cv2.cvtColor(
+                self.full_background, cv2.COLOR_BGR2LAB
+            )
+        return self._cache["full_background_lab"]
+
+    @property
+    def full_background_weighted_lab(self) -> np.ndarray:
+        """:func:`vision.segment.weighted_lab` of :attr:`full_background_lab` (float32, a
+        look-up pixel by pixel: a crop of it is the weighted Lab of the crop)."""
+        if "full_background_weighted_lab" not in self._cache:
+            self._cache["full_background_weighted_lab"] = weighted_lab(self.full_background_lab)
+        return self._cache["full_background_weighted_lab"]
 
     @property
     def shadows(self) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -40,26 +41,6 @@ FLAT_MARGIN = 2.2  # under a calibration that witnessed its flat dice, a die lea
 LEAN_FLOOR = 0.03  # ... but never from less than this (blur and rounding alone)
 
 
-def full_background(calibration: Calibration) -> np.ndarray:
-    """The calibrated empty tray at the frame's full size (kept with the calibration)."""
-    cached = calibration._cache.get("full_background")
-    if cached is None:
-        w, h = calibration.frame_size
-        cached = cv2.resize(calibration.background, (w, h), interpolation=cv2.INTER_LINEAR)
-        calibration._cache["full_background"] = cached
-    return cached
-
-
-def full_background_lab(calibration: Calibration) -> np.ndarray:
-    """The 8-bit Lab of :func:`full_background` (kept with the calibration): the colour
-    conversion is made pixel by pixel, so a crop of it is the conversion of the crop."""
-    cached = calibration._cache.get("full_background_lab")
-    if cached is None:
-        cached = cv2.cvtColor(full_background(calibration), cv2.COLOR_BGR2LAB)
-        calibration._cache["full_background_lab"] = cached
-    return cached
-
-
 def _face_axes(count: PipCount, region: Region, side: float) -> tuple[np.ndarray, float]:
     """Where the top face's square lies: its centre (the pips') and its turn in radians (the
     pips' layout; the region's for a single pip, which shows no axes)."""
@@ -68,15 +49,29 @@ def _face_axes(count: PipCount, region: Region, side: float) -> tuple[np.ndarray
 
 def _face_middle(count: PipCount, region: Region) -> np.ndarray:
     """The centre of :func:`_face_axes`."""
-    pips = np.array(count.pips, np.float32)
-    return face_centre(pips) if len(pips) else np.array(region.center, np.float32)
+    return _middle_of(count.pips, region.center)
 
 
 def _face_turn(count: PipCount, region: Region, side: float) -> float:
     """The turn of :func:`_face_axes`."""
-    if len(count.pips) >= 2:
-        return face_turn(np.array(count.pips, np.float32), side)
-    return math.radians(region.rect[2])
+    return _turn_of(count.pips, region.rect[2], side)
+
+
+# a die's square is worked out for itself and again for each neighbour it is a neighbour of
+# (each of a frame's lean checks looks at the others' squares): kept for the last few dice
+@lru_cache(maxsize=256)
+def _middle_of(pips: tuple[tuple[float, float], ...], centre: tuple[float, float]) -> np.ndarray:
+    points = np.array(pips, np.float32)
+    middle = face_centre(points) if len(points) else np.array(centre, np.float32)
+    middle.flags.writeable = False  # shared by every caller
+    return middle
+
+
+@lru_cache(maxsize=256)
+def _turn_of(pips: tuple[tuple[float, float], ...], angle: float, side: float) -> float:
+    if len(pips) >= 2:
+        return face_turn(np.array(pips, np.float32), side)
+    return math.radians(angle)
 
 
 def side_excess(
@@ -104,7 +99,95 @@ def side_face(
     others: Sequence[tuple[Region, PipCount]] = (),
 ) -> tuple[float, tuple[float, float]]:
     """:func:`side_excess` and the edge it lies beside: the unit vector (frame axes) from the
-    top face's centre out through that edge."""
+    top face's centre out through that edge.
+
+    The positions are worked out for the pixels that stand out only (and, past the die's
+    own parts, for those beyond its square only), each by the same float32 arithmetic as
+    over the crop's whole grid (:func:`side_face_checked`)."""
+    side = calibration.die_side
+    h, w = frame.shape[:2]
+    pad = math.ceil(REACH * side) + 2
+    x, y, bw, bh = cv2.boundingRect(region.contour)
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(w, x + bw + pad), min(h, y + bh + pad)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return 0.0, (0.0, 0.0)
+    dist = difference(
+        frame[y0:y1, x0:x1],
+        calibration.full_background[y0:y1, x0:x1],
+        calibration.shadows,
+        background_lab=calibration.full_background_weighted_lab[y0:y1, x0:x1],
+    )
+    inside = np.zeros(dist.shape, np.uint8)
+    cv2.drawContours(inside, [region.contour - np.array([x0, y0], np.int32)], -1, 1, cv2.FILLED)
+    near = cv2.dilate(inside, np.ones((3, 3), np.uint8), iterations=max(1, round(REACH * side)))
+    floor = dist[near == 0]
+    if floor.size > 50:
+        med = float(median_of(floor))
+        spread = float(median_of(np.abs(floor - med))) + 0.5
+        level = max(med + NOISE_MADS * spread, LEAST_DIFFERENCE)
+    else:
+        level = LEAST_DIFFERENCE
+    stands_out = np.bitwise_and((dist > level).view(np.uint8), np.asarray(near, np.uint8))
+    labels, parts = cv2.connectedComponents(stands_out)
+    centre, turn = _face_axes(count, region, side)
+    c, s = math.cos(turn), math.sin(turn)  # u = dx c - dy s, v = dx s + dy c
+    found = cv2.findNonZero(stands_out)  # (x, y) of each pixel that stands out
+    if found is None:  # nothing beyond any edge: the first edge's, as argmax of four zeros
+        return 0.0, (c, -s)
+    px, py = found.reshape(-1, 2).T
+    dx = (px + x0).astype(np.float32) - centre[0]
+    dy = (py + y0).astype(np.float32) - centre[1]
+    at = parts[py, px]
+    own = np.zeros(labels, bool)  # the die's own parts: those reaching its core
+    own[at[dx**2 + dy**2 < (0.3 * side) ** 2]] = True
+    die = own[at]
+    dx, dy = dx[die], dy[die]
+    u, v = dx * c - dy * s, dx * s + dy * c
+    along_u, along_v = np.abs(u), np.abs(v)
+    reach = np.maximum(along_u, along_v)
+    edge = (0.5 + EDGE_MARGIN) * side
+    beyond = reach > edge
+    u, v, along_u, along_v, reach = (
+        u[beyond],
+        v[beyond],
+        along_u[beyond],
+        along_v[beyond],
+        reach[beyond],
+    )
+    px, py = px[die][beyond], py[die][beyond]
+    if len(px) and others:
+        xs, ys = (px + x0).astype(np.float32), (py + y0).astype(np.float32)
+        kept = np.ones(len(px), bool)
+        for other, counted in others:
+            there = _face_middle(counted, other)
+            if math.hypot(there[0] - centre[0], there[1] - centre[1]) < 2 * side:
+                ou, ov = _face_coordinates(xs, ys, there, _face_turn(counted, other, side))
+                theirs = np.maximum(np.abs(ou), np.abs(ov))
+                kept &= (theirs > edge) & (reach <= theirs)
+        u, v, along_u, along_v = u[kept], v[kept], along_u[kept], along_v[kept]
+    # a side face lies beside one edge of the top face; a shadow or blur rims two or more
+    across = along_u >= along_v
+    areas = [
+        float(np.count_nonzero(u[across] > 0)),
+        float(np.count_nonzero(u[across] < 0)),
+        float(np.count_nonzero(v[~across] > 0)),
+        float(np.count_nonzero(v[~across] < 0)),
+    ]
+    k = areas.index(max(areas))  # the first of the largest, as argmax
+    outward = ((c, -s), (-c, s), (s, c), (-s, -c))[k]
+    return areas[k] / side**2, outward
+
+
+def side_face_checked(
+    frame: np.ndarray,
+    calibration: Calibration,
+    region: Region,
+    count: PipCount,
+    others: Sequence[tuple[Region, PipCount]] = (),
+) -> tuple[float, tuple[float, float]]:
+    """:func:`side_face` written plainly, over the whole crop's grid of positions (the
+    checked path: the tests compare the two on random dice and frames)."""
     side = calibration.die_side
     h, w = frame.shape[:2]
     pad = math.ceil(REACH * side) + 2
@@ -116,9 +199,9 @@ def side_face(
     crop = frame[y0:y1, x0:x1]
     dist = difference(
         crop,
-        full_background(calibration)[y0:y1, x0:x1],
+        calibration.full_background[y0:y1, x0:x1],
         calibration.shadows,
-        background_lab=weighted_lab(full_background_lab(calibration)[y0:y1, x0:x1]),
+        background_lab=weighted_lab(calibration.full_background_lab[y0:y1, x0:x1]),
     )
     inside = np.zeros(dist.shape, np.uint8)
     cv2.drawContours(inside, [region.contour - np.array([x0, y0], np.int32)], -1, 1, cv2.FILLED)

@@ -3,6 +3,7 @@ them as the checked path), on random inputs and on the shapes the reader feeds t
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import cv2
@@ -362,8 +363,9 @@ def test_a_crop_of_the_full_backgrounds_lab_is_the_lab_of_the_crop(
     tower_calibration: Calibration,
 ) -> None:
     """The side-face check converts the full-size empty tray once and crops the result."""
-    full = lean.full_background(tower_calibration)
-    whole = lean.full_background_lab(tower_calibration)
+    full = tower_calibration.full_background
+    whole = tower_calibration.full_background_lab
+    weighted = tower_calibration.full_background_weighted_lab
     rng = np.random.default_rng(80)
     h, w = full.shape[:2]
     frame = rng.integers(0, 256, full.shape, dtype=np.uint8)
@@ -373,6 +375,7 @@ def test_a_crop_of_the_full_backgrounds_lab_is_the_lab_of_the_crop(
         crop = full[y0:y1, x0:x1]
         lab = segment.weighted_lab(whole[y0:y1, x0:x1])
         assert np.array_equal(lab, to_lab_checked(crop))
+        assert np.array_equal(weighted[y0:y1, x0:x1], lab)
         image = frame[y0:y1, x0:x1]
         assert np.array_equal(
             segment.difference(image, crop, 0.45, background_lab=lab),
@@ -489,3 +492,77 @@ def test_medians_by_one_selection_equal_the_two_place_partition() -> None:
         pixels = np.sort(rng.choice(99, int(rng.integers(1, 99)), replace=False))
         flat = np.ascontiguousarray(lab.reshape(-1, 3)[pixels].T)
         assert _same_bits(kernels.body_colour(lab, pixels), _two_place_median(flat, 1))
+
+
+def _die_at(
+    rng: np.random.Generator, frame: np.ndarray, centre: tuple[float, float], side: float
+) -> np.ndarray:
+    """A turned die (maybe with a side face's band beyond one edge, maybe with a shadow)
+    drawn on ``frame`` at ``centre``, with its pips; its outline at full resolution."""
+    turn = float(rng.uniform(0, 90))
+    body = rng.integers(0, 256, 3).tolist()
+    if rng.random() < 0.5:  # a side face: a band a fraction of a side deep beyond an edge
+        depth = float(rng.uniform(0.05, 0.35)) * side
+        a = math.radians(turn)
+        shifted = (centre[0] + depth / 2 * math.cos(a), centre[1] + depth / 2 * math.sin(a))
+        band = cv2.boxPoints((shifted, (side + depth, side), turn))
+        cv2.fillPoly(frame, [np.round(band).astype(np.int32)], [v // 2 for v in body])
+    if rng.random() < 0.3:  # a shadow beside it
+        shadow = cv2.boxPoints(
+            ((centre[0] + 0.2 * side, centre[1] + 0.2 * side), (side, side), turn)
+        )
+        cv2.fillPoly(frame, [np.round(shadow).astype(np.int32)], (40, 40, 40))
+    outline = np.round(cv2.boxPoints((centre, (side, side), turn))).astype(np.int32)
+    cv2.fillPoly(frame, [outline], body)
+    rotated, _ = pipmod._templates(int(rng.integers(1, 7)))
+    for x, y in rotated[int(rng.integers(len(rotated)))] * 0.27 * side + centre:
+        cv2.circle(frame, (round(x), round(y)), max(1, round(0.09 * side)), (20, 20, 20), -1)
+    return outline.reshape(-1, 1, 2)
+
+
+def test_side_face_equals_the_plain_grid(tower_calibration: Calibration) -> None:
+    """Dice drawn on the calibrated empty tray (lone, in pairs and threes, at the frame's
+    edges, flat or with a side face's band): the side face measured on the pixels that
+    stand out equals the one measured over the crop's whole grid, and so does one of a die
+    nothing stands out of."""
+    rng = np.random.default_rng(150)
+    side = tower_calibration.die_side
+    h, w = tower_calibration.full_background.shape[:2]
+    looked = 0
+    for trial in range(60):
+        frame = tower_calibration.full_background.copy()
+        if trial % 2:
+            frame = cv2.add(frame, rng.integers(0, 9, frame.shape, dtype=np.uint8))
+        x = (
+            float(rng.uniform(0.0, 0.1)) * w
+            if trial % 5 == 0
+            else float(rng.uniform(0.2, 0.8)) * w
+        )
+        y = float(rng.uniform(0.2, 0.8)) * h
+        dice = []
+        for _ in range(int(rng.integers(1, 4))):
+            if not (0 <= x < w and 0 <= y < h):
+                break
+            outline = _die_at(rng, frame, (x, y), side * float(rng.uniform(0.9, 1.1)))
+            dice.append(outline)
+            x += side * float(rng.uniform(0.95, 1.6))
+            y += side * float(rng.uniform(-0.4, 0.4))
+        frame = cv2.GaussianBlur(frame, (3, 3), 0)
+        found = [
+            (
+                segment._region(o, 1, len(dice)),
+                pipmod.count_pips(frame, segment._region(o, 1), side),
+            )
+            for o in dice
+        ]
+        for i, (region, count) in enumerate(found):
+            others = [f for j, f in enumerate(found) if j != i]
+            got = lean.side_face(frame, tower_calibration, region, count, others)
+            assert got == lean.side_face_checked(frame, tower_calibration, region, count, others)
+            looked += got[0] > 0
+    assert looked > 30  # the drawn dice show something beyond their squares
+    region, count = found[0]
+    empty = tower_calibration.full_background
+    assert lean.side_face(empty, tower_calibration, region, count) == lean.side_face_checked(
+        empty, tower_calibration, region, count
+    )
