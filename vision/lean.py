@@ -148,17 +148,12 @@ def side_face(
     reach = np.maximum(along_u, along_v)
     edge = (0.5 + EDGE_MARGIN) * side
     beyond = reach > edge
-    u, v, along_u, along_v, reach = (
-        u[beyond],
-        v[beyond],
-        along_u[beyond],
-        along_v[beyond],
-        reach[beyond],
-    )
-    px, py = px[die][beyond], py[die][beyond]
-    if len(px) and others:
-        xs, ys = (px + x0).astype(np.float32), (py + y0).astype(np.float32)
-        kept = np.ones(len(px), bool)
+    u, v, along_u, along_v = u[beyond], v[beyond], along_u[beyond], along_v[beyond]
+    if len(u) and others:
+        reach = reach[beyond]
+        xs = (px[die][beyond] + x0).astype(np.float32)
+        ys = (py[die][beyond] + y0).astype(np.float32)
+        kept = np.ones(len(u), bool)
         for other, counted in others:
             there = _face_middle(counted, other)
             if math.hypot(there[0] - centre[0], there[1] - centre[1]) < 2 * side:
@@ -166,14 +161,13 @@ def side_face(
                 theirs = np.maximum(np.abs(ou), np.abs(ov))
                 kept &= (theirs > edge) & (reach <= theirs)
         u, v, along_u, along_v = u[kept], v[kept], along_u[kept], along_v[kept]
-    # a side face lies beside one edge of the top face; a shadow or blur rims two or more
+    # a side face lies beside one edge of the top face; a shadow or blur rims two or more:
+    # each pixel's edge numbered 0 (u > 0), 2 (u < 0), 3 (v > 0) or 5 (v < 0), 1 and 4 on
+    # an axis (no edge's)
     across = along_u >= along_v
-    areas = [
-        float(np.count_nonzero(u[across] > 0)),
-        float(np.count_nonzero(u[across] < 0)),
-        float(np.count_nonzero(v[~across] > 0)),
-        float(np.count_nonzero(v[~across] < 0)),
-    ]
+    towards = np.where(across, u, v)
+    edges = np.bincount((1 - np.sign(towards)).astype(np.intp) + 3 * ~across, minlength=6)
+    areas = [float(edges[0]), float(edges[2]), float(edges[3]), float(edges[5])]
     k = areas.index(max(areas))  # the first of the largest, as argmax
     outward = ((c, -s), (-c, s), (s, c), (-s, -c))[k]
     return areas[k] / side**2, outward
