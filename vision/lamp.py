@@ -14,7 +14,15 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.found import Found
-from vision.pips import CLEAN_FIT, GLARE_WEAKER, PEAKED, PipCount, gap_fit
+from vision.pips import (
+    CLEAN_FIT,
+    GLARE_WEAKER,
+    PEAKED,
+    PipCount,
+    face_centre,
+    gap_fit,
+    layout_error,
+)
 
 LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
 LAMP_CLOSE = 0.03  # ... and one beyond it but within LAMP_REACH is the lamp only this near it
@@ -307,4 +315,34 @@ def hidden_by_lamp(
         doubtful=max(0, count.doubtful - sum(merged)),
         doubt_at=kept,
         doubt_strength=strengths,
+    )
+
+
+def spot_as_pip(count: PipCount, side: float) -> PipCount | None:
+    """The count with the blob it set aside as the lamp's spot taken back as a pip, when the
+    count is a 2 or a 4 and that blob completes a clean face of a pip more (layout error
+    under CLEAN_FIT): the middle pip of a 3 or a 5 with the lamp's reflection on it, greyed
+    and shrunk until it looks like a spot. None otherwise.
+
+    Like :func:`hidden_by_lamp` it is a candidate, never a sure count (the blob stays the
+    set-aside spot, ``glare``): which of the two a face shows, a 4 with the lamp at its
+    centre or a 5 whose middle pip carries it, only a dice profile can tell, having been
+    taught these dice under this lamp. The generic classifier is not asked: it takes a
+    highlight on a dark die for a pip.
+    """
+    if not count.glare or count.glare_at is None or count.value not in (2, 4):
+        return None
+    if count.side_pips:
+        return None
+    points = np.array(count.pips, np.float32)
+    spot = face_centre(points) + np.array(count.glare_at, np.float32) * np.float32(side)
+    every = np.vstack([points, spot[None, :]]).astype(np.float32)
+    error = layout_error(every, side)
+    if error >= CLEAN_FIT:
+        return None
+    return replace(
+        count,
+        value=count.value + 1,
+        pips=(*count.pips, (float(spot[0]), float(spot[1]))),
+        layout_error=error,
     )

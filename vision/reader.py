@@ -21,6 +21,7 @@ from vision.lamp import (
     hidden_by_lamp,
     lamp_confirmed,
     paint_at_centre,
+    spot_as_pip,
     spot_for_middle,
     without_lamp,
 )
@@ -116,6 +117,11 @@ def _die(
     if hidden is not None and (_sure_of(taught, hidden.value) or _sure_of(probs, hidden.value)):
         # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
         count, pips = hidden, confidence(hidden)
+        value, conf = fuse_taught(count.value, pips, probs, taught)
+    restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE else None
+    if restored is not None and _sure_of(taught, restored.value):
+        # the spot set aside was a pip with the lamp's reflection on it, as the profile reads
+        count, pips = restored, confidence(restored)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     if (doubted or (touching and doubt_of_form(count))) and pips < MIN_CONFIDENCE:
         conf = min(conf, pips)  # a leaning die's doubt: its top face's value is no evidence
