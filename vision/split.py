@@ -41,9 +41,7 @@ def _cores(mask: np.ndarray, side: float, k: int) -> np.ndarray:
         points = np.column_stack([xs, ys]).astype(np.float32)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
         cv2.setRNGSeed(1)
-        _, parts, _ = cv2.kmeans(  # type: ignore[call-overload]
-            points, share, None, criteria, 3, cv2.KMEANS_PP_CENTERS
-        )
+        _, parts, _ = cv2.kmeans(points, share, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
         for j in range(share):
             sel = parts.ravel() == j
             markers[ys[sel], xs[sel]] = first + j

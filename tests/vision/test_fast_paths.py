@@ -533,11 +533,7 @@ def test_side_face_equals_the_plain_grid(tower_calibration: Calibration) -> None
         frame = tower_calibration.full_background.copy()
         if trial % 2:
             frame = cv2.add(frame, rng.integers(0, 9, frame.shape, dtype=np.uint8))
-        x = (
-            float(rng.uniform(0.0, 0.1)) * w
-            if trial % 5 == 0
-            else float(rng.uniform(0.2, 0.8)) * w
-        )
+        x = float(rng.uniform(0.0, 0.1)) * w if trial % 5 == 0 else float(rng.uniform(0.2, 0.8)) * w
         y = float(rng.uniform(0.2, 0.8)) * h
         dice = []
         for _ in range(int(rng.integers(1, 4))):
