@@ -252,14 +252,28 @@ SPOT_MIDDLE_STRENGTH = GLARE_WEAKER  # ... and under this share of their contras
 # (setup 910) 0.32-0.53 of the area and 0.83-0.85 of the contrast
 
 
+def middle_reach(spread: float | None) -> float:
+    """How far from the lamp a small, faint middle pip may lie and still be suspected of
+    being its spot: SPREAD_REACH times the calibration's spread (``spread``), at least
+    LAMP_CLOSE and at most FAR_SPOT; LAMP_CLOSE where no spread was measured.
+
+    Wider than :func:`spot_reach`, which explains a blob away and so must stop at LAMP_REACH
+    lest it remove a painted middle pip: a suspect is only kept unsure. On tuning setup 2109
+    at 1296x972 (spread 0.108) the spot at the centre of a translucent 2 lay 0.102 sides from
+    the lamp, 0.38 of a pip's area and 0.83 of its contrast, and was scored as a 3."""
+    if spread is None:
+        return LAMP_CLOSE
+    return float(min(FAR_SPOT, max(LAMP_CLOSE, SPREAD_REACH * spread)))
+
+
 def spot_for_middle(
     count: PipCount, lamp: tuple[float, float] | None, spread: float | None = None
 ) -> bool:
     """Whether a 3's or a 5's middle pip may be the lamp's spot at the centre of a 2 or a 4:
-    it lies within :func:`spot_reach` of the frame's lamp (``lamp``; ``spread`` as there) and
-    is smaller and fainter than the other pips (SPOT_MIDDLE_AREA, SPOT_MIDDLE_STRENGTH), as a
-    spot is beside paint. Such a count is a judgement, never sure: the classifier, which knows
-    no lamp, takes the spot for a pip too, so only a sure dice profile confirms it."""
+    it lies within :func:`middle_reach` of the frame's lamp (``lamp``; ``spread`` as there)
+    and is smaller and fainter than the other pips (SPOT_MIDDLE_AREA, SPOT_MIDDLE_STRENGTH),
+    as a spot is beside paint. Such a count is a judgement, never sure: the classifier, which
+    knows no lamp, takes the spot for a pip too, so only a sure dice profile confirms it."""
     if lamp is None or count.value not in (3, 5) or count.middle_at is None:
         return False
     area, strength = count.middle_share
@@ -267,7 +281,7 @@ def spot_for_middle(
     return (
         area < SPOT_MIDDLE_AREA
         and strength < SPOT_MIDDLE_STRENGTH
-        and float(np.hypot(x - lamp[0], y - lamp[1])) <= spot_reach(spread)
+        and float(np.hypot(x - lamp[0], y - lamp[1])) <= middle_reach(spread)
     )
 
 

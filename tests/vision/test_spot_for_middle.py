@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.found import Found
-from vision.lamp import spot_for_middle
+from vision.lamp import FAR_SPOT, LAMP_CLOSE, LAMP_REACH, middle_reach, spot_for_middle, spot_reach
 from vision.pips import GLARE_CAP, Pip, assess, confidence, without_glare
 from vision.reader import MIN_CONFIDENCE, _die, read_dice
 from vision.render import STYLES
@@ -49,6 +49,18 @@ def test_a_small_faint_middle_pip_where_the_lamp_lies_is_the_spot_s_suspect() ->
         assert real.value == 5 and not spot_for_middle(real, LAMP, SPREAD)
     four = assess(five(150.0, 2.2)[:2] + five(150.0, 2.2)[3:], (200.0, 200.0), SIDE, 0)
     assert four.middle_at is None and not spot_for_middle(four, LAMP, SPREAD)
+
+
+def test_the_suspect_may_lie_as_far_from_the_lamp_as_the_calibration_s_spots_strayed() -> None:
+    assert middle_reach(None) == LAMP_CLOSE  # nothing measured: only the lamp's own place
+    assert middle_reach(0.03) == pytest.approx(0.06)
+    assert middle_reach(0.108) == FAR_SPOT  # setup 2109's spread, capped
+    assert spot_reach(0.108) == LAMP_REACH < middle_reach(0.108)  # what explains stops sooner
+    # setup 2109's translucent 2: its spot 0.102 sides from the lamp, beyond spot_reach
+    count = assess(five(67.5, 1.85), (200.0, 200.0), SIDE, 0)
+    lamp = (0.1016, 0.0)
+    assert spot_for_middle(count, lamp, 0.108)
+    assert not spot_for_middle(count, lamp, 0.03)  # a tight lamp: 0.06 reach
 
 
 def test_only_a_sure_profile_confirms_such_a_5_not_the_classifier() -> None:
@@ -93,3 +105,14 @@ def test_real_5s_of_the_glossy_set_are_still_read_and_accepted(glossy: Setup) ->
         frame, truth = glossy.roll(number, 0)
         reading = read_dice(frame, glossy.calibration, expected=6)
         assert 5 in values(truth) and reading.ok and reading.values == values(truth), number
+
+
+def test_a_translucent_2_with_the_spot_at_its_centre_is_not_scored_as_a_3() -> None:
+    # tuning setup 2109 at 1296x972, roll 13: a translucent green 2, the lamp's spot at its
+    # centre 0.102 sides from the calibrated lamp (spread 0.108), was accepted as a 3
+    setup = make_setup(2109, (1296, 972), STYLES["setup"])
+    assert setup is not None
+    frame, truth = setup.roll(13, 0)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert values(truth) == (1, 2, 3, 3, 3, 6)
+    assert not reading.ok and "looks like a 3" in reading.reason
