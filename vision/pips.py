@@ -72,6 +72,8 @@ class PipCount:
     # from the centre of the others, in sides along the frame's axes
     middle_share: tuple[float, float] = (1.0, 1.0)  # ... its area and contrast over the
     # others' medians (a painted middle pip is as large and as strong as the others)
+    glare_darker: bool = False  # the blob set aside as the lamp's spot is darker than the
+    # die's body, as every kept pip is: dark paint on a light die, a pip the spot lies on
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -362,6 +364,8 @@ class Pip:
     plateau: float = 1.0  # the share of its pixels at PAINT of its strongest or more: a painted
     # disc is flat with a sharp edge (0.6 and more), the lamp's spot a peak falling off
     # smoothly (under PEAKED)
+    darker: bool = False  # its mean lightness is under the die body's: paint on a light die
+    # (the lamp's reflection only adds light, so it is never darker than the face it is on)
 
 
 def _crop(
@@ -509,6 +513,9 @@ def detect_pips(
     if not blobs:
         return pips, near
     peaks = label_peaks(labels, contrast, len(stats)).tolist()  # each blob's strongest pixel
+    # each blob's summed lightness, against the body's times its area: which are darker
+    light = np.bincount(labels.ravel(), weights=lab[:, :, 0].ravel(), minlength=len(rows))
+    dark = (light < float(body[0]) * stats[:, cv2.CC_STAT_AREA]).tolist()
     shaped = side >= SHAPE_SIDE  # pips wide enough for the shape of their brightness to show
     middles = centroids.tolist()
     for i in blobs:
@@ -520,7 +527,11 @@ def detect_pips(
         strength = float(peaks[i]) / threshold
         cx, cy = middles[i]
         blob = Pip(
-            (cx + 0.5) / zoom - 0.5 + ox, (cy + 0.5) / zoom - 0.5 + oy, area / zoom**2, strength
+            (cx + 0.5) / zoom - 0.5 + ox,
+            (cy + 0.5) / zoom - 0.5 + oy,
+            area / zoom**2,
+            strength,
+            darker=dark[i],
         )
         round_enough = roundness > 0.45 and max(bw, bh) < 2 * min(bw, bh)
         if PIP_AREA[0] <= frac <= PIP_AREA[1] and round_enough:
@@ -541,6 +552,7 @@ def detect_pips(
                     float((y + by + 0.5) / zoom - 0.5) + oy,
                     barea / zoom**2,
                     bstrength,
+                    darker=dark[i],  # as the blob it was cut from
                 )
                 (pips if (bx, by, barea, bstrength) in cores else near).append(part)
         else:
@@ -704,6 +716,7 @@ def assess(
     glare = 0
     glare_at: tuple[float, float] | None = None
     glare_plateau, glare_size = 1.0, 0.0
+    glare_darker = False
     if not side_pips:
         every = pips
         pips, glare = without_glare(pips, side)
@@ -713,6 +726,7 @@ def assess(
             glare_at = ((spot.x - middle[0]) / side, (spot.y - middle[1]) / side)
             glare_plateau = spot.plateau
             glare_size = spot.area / small_median([p.area for p in pips])
+            glare_darker = spot.darker and all(p.darker for p in pips)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     beyond = 0
     doubt_at: tuple[tuple[float, float], ...] = ()
@@ -755,6 +769,7 @@ def assess(
         glare_size=glare_size,
         middle_at=middle_at,
         middle_share=middle_share,
+        glare_darker=glare_darker,
     )
 
 

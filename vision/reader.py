@@ -118,9 +118,10 @@ def _die(
         # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
         count, pips = hidden, confidence(hidden)
         value, conf = fuse_taught(count.value, pips, probs, taught)
-    restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE else None
-    if restored is not None and _sure_of(taught, restored.value):
-        # the spot set aside was a pip with the lamp's reflection on it, as the profile reads
+    restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE or count.glare_darker else None
+    if restored is not None and (not restored.glare or _sure_of(taught, restored.value)):
+        # the spot set aside was a pip with the lamp's reflection on it: dark paint on a
+        # light die, which no reflection is, or as the profile reads
         count, pips = restored, confidence(restored)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     if (doubted or (touching and doubt_of_form(count))) and pips < MIN_CONFIDENCE:
