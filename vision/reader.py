@@ -20,6 +20,7 @@ from vision.lamp import (
     frame_lamp,
     hidden_by_lamp,
     lamp_confirmed,
+    middle_as_spot,
     paint_at_centre,
     spot_as_pip,
     spot_for_middle,
@@ -131,7 +132,14 @@ def _die(
     ):
         conf = min(conf, GLARE_CAP)
     if spot_for_middle(count, lamp, spread) and not _sure_of(taught, value):
-        conf = min(conf, GLARE_CAP)  # a middle pip that may be the lamp's spot
+        aside = middle_as_spot(count, side)
+        if aside is not None and _sure_of(taught, aside.value):
+            # the middle pip was the lamp's spot at the centre of a 2 or a 4, as the profile
+            # reads (the classifier, which knows no lamp, is not asked)
+            count, pips = aside, confidence(aside)
+            value, conf = fuse_taught(count.value, pips, None, taught)
+        else:
+            conf = min(conf, GLARE_CAP)  # a middle pip that may be the lamp's spot
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
     if leaning or looks_tilted(found, side):
