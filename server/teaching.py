@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 EXAMPLES_NAME = "teaching-examples.json"
 PROFILE_NAME = "dice-profile.json"
 SeenRoll = tuple[np.ndarray, Reading]  # a roll's frame and what the tower read in it
+FACES = range(1, 7)
 EXAMPLES_CAP = 600  # 100 rolls of six dice; fitting this many took 14 s on a shared laptop core
 
 
@@ -215,6 +216,18 @@ class Teacher:
         return profile
 
     def profile(self) -> DiceProfile | None:
+        """The profile to read with: the saved one once it was taught every value 1-6.
+
+        A profile gives the values it never saw probability 0, so it would be sure that
+        a die showing one of them shows another, and no such die would ever be read:
+        one correction of a roll without a 3 or a 4 would stop every later 3 and 4.
+        """
+        profile = self.saved_profile()
+        if profile is None or len(profile.taught) < len(FACES):
+            return None
+        return profile
+
+    def saved_profile(self) -> DiceProfile | None:
         """The saved profile if it fits the calibration now, else None (reloaded on change)."""
         calibration = self.calibration()
         try:
@@ -234,7 +247,7 @@ class Teacher:
 
     def summary(self) -> dict[str, object]:
         """What the tower has learned, for the pages: examples kept and the profile's figures."""
-        profile = self.profile()
+        profile = self.saved_profile()
         return {
             "examples": len(self.examples()),
             "cap": self.cap,

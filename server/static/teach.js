@@ -77,11 +77,19 @@
       note);
   }
 
+  /* A dice set missing a value is kept but not read with: it would refuse every die of that value. */
+  function untaughtWords(counts) {
+    const missing = (counts || []).map((n, i) => (n ? null : i + 1)).filter((v) => v !== null);
+    if (!missing.length) return "";
+    return " The tower reads with them once every value is taught: no die showed " +
+      missing.join(" or ") + "; roll and confirm more.";
+  }
+
   function statusWords() {
     if (status.learned) {
       return "The tower learned these dice from " + status.learned.dice + " dice (" +
         Math.round(status.learned.cv_accuracy * 100) + "% right on dice it had not seen). " +
-        "Saved to " + status.learned.path + ".";
+        "Saved to " + status.learned.path + "." + untaughtWords(status.learned.counts);
     }
     const taught = status.taught || {};
     const known = taught.profile ? "The tower knows a dice set (" + taught.examples + " dice). " : "";

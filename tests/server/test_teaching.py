@@ -170,8 +170,37 @@ def test_lessons_teach_from_the_roll_read_and_refit_between_turns(
     lessons.turn_ended()
     assert lessons.between_turns()
     assert lessons.wait(120)
-    assert teacher.profile() is not None and teacher.pending == 0
+    assert teacher.saved_profile() is not None and teacher.pending == 0  # refitted
     assert not lessons.between_turns()  # nothing new to learn
     lessons.seen(frame, reading)  # the next roll was read: no refit until the turn ends
     lessons.said(read, read)
     assert not lessons.between_turns()
+
+
+def test_a_profile_is_read_with_only_once_it_was_taught_every_value(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    # A profile gives a value it never saw probability 0: read with, it would refuse
+    # every die of that value (one correction of a roll with no 3 stopped every 3).
+    teacher = Teacher(tmp_path, lambda: calibration)
+    n = 0
+    while True:
+        frame, truth = _roll(n)
+        reading = read_dice(frame, calibration)
+        teacher.add_from_reading(frame, reading, [_truth_at(truth, d.center) for d in reading.dice])
+        profile = teacher.refit()
+        if profile is not None and len(profile.taught) < 6:
+            break
+        n += 1
+    assert teacher.profile() is None  # fitted and saved, not read with
+    saved = teacher.saved_profile()
+    assert saved is not None and saved.counts == profile.counts
+    assert teacher.summary()["profile"] is not None  # the pages still show what was taught
+    while len(profile.taught) < 6:
+        n += 1
+        frame, truth = _roll(n)
+        reading = read_dice(frame, calibration)
+        teacher.add_from_reading(frame, reading, [_truth_at(truth, d.center) for d in reading.dice])
+        profile = teacher.refit()
+        assert profile is not None
+    assert teacher.profile() is not None
