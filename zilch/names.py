@@ -18,6 +18,13 @@ __all__ = ["NAME_MAX", "NAME_RULE", "check_name", "name_key", "name_problem", "n
 
 NAME_MAX = 24
 NAME_RULE = f"1 to {NAME_MAX} characters, without commas or control characters"
+QUOTED_MAX = 40  # a refused name is quoted up to this many characters
+
+
+def _quoted(name: object) -> str:
+    """``repr(name)`` cut to one short quote: a refused name may be kilobytes long."""
+    text = repr(name)
+    return text if len(text) <= QUOTED_MAX else text[: QUOTED_MAX - 3] + "..."
 
 
 def normalize_name(text: str) -> str:
@@ -33,17 +40,17 @@ def name_key(name: str) -> str:
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's name, or None when it can."""
     if not isinstance(name, str):
-        return f"a player's name must be non-empty text, got {name!r}"
+        return f"a player's name must be non-empty text, got {_quoted(name)}"
     # Control characters are refused before spaces are collapsed, so a line
     # break inside a name is an error rather than silently a space.
     trimmed = unicodedata.normalize("NFKC", name).strip()
     if not trimmed:
-        return f"a player's name must be non-empty text, got {name!r}"
+        return f"a player's name must be non-empty text, got {_quoted(name)}"
     if any(unicodedata.category(ch).startswith("C") for ch in trimmed) or "," in trimmed:
-        return f"player name {name!r} may not hold commas or control characters"
+        return f"player name {_quoted(name)} may not hold commas or control characters"
     normal = normalize_name(trimmed)
     if len(normal) > NAME_MAX:
-        return f"player name {normal!r} is longer than {NAME_MAX} characters"
+        return f"player name {_quoted(normal)} is longer than {NAME_MAX} characters"
     return None
 
 

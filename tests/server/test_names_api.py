@@ -42,6 +42,19 @@ def test_api_names_refused_with_the_rule(client, name: str, reason: str) -> None
     assert reason in error and "1 to 24 characters" in error and "\n" not in error
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/join", {"join": "x" * 5000}),
+        ("/api/join", {"join": "B,en" * 1000}),
+        ("/api/correct", {"correct": [1, 2, 3, 4, 5, 6], "name": "x" * 5000}),
+    ],
+)
+def test_a_long_refused_name_is_quoted_short(client, path: str, body: dict) -> None:
+    error = _post(client, path, body).get_json()["error"]
+    assert len(error) < 200 and "..." in error, error
+
+
 def test_config_names_follow_the_same_rule(tmp_path: Path) -> None:
     path = tmp_path / "tower.toml"
     path.write_text('[table]\nplayers = ["Ann", "B,en"]\n')

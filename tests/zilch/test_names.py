@@ -42,6 +42,12 @@ def test_length_is_counted_on_the_normal_form() -> None:
     assert "longer than 24" in (name_problem("Ann Lee \ufdfa") or "")
 
 
+@pytest.mark.parametrize("raw", ["x" * 1000, "A," * 500, ["Ann"] * 500])
+def test_a_long_refused_name_is_quoted_short(raw: object) -> None:
+    problem = name_problem(raw) or ""
+    assert problem and len(problem) < 120 and "..." in problem
+
+
 @pytest.mark.parametrize("raw", ["", "   ", "\u00a0", None, 7, "Be\nn", "A,B", "Ann\u200b"])
 def test_refused(raw: object) -> None:
     with pytest.raises(InvalidPlayer):
