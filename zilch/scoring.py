@@ -123,6 +123,14 @@ def check_dice(dice: object, what: str = "roll", most: int = 6, least: int = 1) 
     return tuple(sorted(values))
 
 
+_COUNT_WORDS = ("no", "only one", "only two", "only three", "only four", "only five")
+
+
+def _how_many(n: int, face: int) -> str:
+    """How many dice of ``face`` a roll has, in words: "no 5", "only one 1", "only two 6s"."""
+    return f"{_COUNT_WORDS[n]} {face}" + ("s" if n > 1 else "")
+
+
 def _minus(counts: Counts, face: int, n: int) -> Counts:
     c = list(counts)
     c[face - 1] -= n
@@ -219,9 +227,10 @@ class ScoringTable:
         missing = [f for f in FACES if chosen_counts[f - 1] > roll_counts[f - 1]]
         shown = " ".join(map(str, roll))
         if missing:  # also catches keeping more dice than were rolled
+            face = missing[0]
             raise IllegalSetAside(
                 f"cannot keep {'-'.join(map(str, chosen))}: the roll {shown} has "
-                f"only {roll_counts[missing[0] - 1]} {missing[0]}(s)"
+                f"{_how_many(roll_counts[face - 1], face)}"
             )
         split = self.breakdown(chosen_counts, frozen_counts)
         if split is None or not split.combinations:

@@ -100,10 +100,11 @@ def test_bad_dice(roll: object, message: str) -> None:
 @pytest.mark.parametrize(
     ("keep", "roll", "message"),
     [
-        ([1, 1], [1, 2, 3], r"has only 1 1\(s\)"),
+        ([1, 1], [1, 2, 3], "the roll 1 2 3 has only one 1$"),
+        ([5, 5, 5], [1, 5, 5], "the roll 1 5 5 has only two 5s$"),
         ([6], [1, 2, 6], "every kept die must score; legal set-asides: 1 for 100"),
         ([], [1, 2, 6], "keep at least one scoring die"),
-        ([1, 2, 3, 4, 5, 6], [1, 2, 3], "has only 0 4"),
+        ([1, 2, 3, 4, 5, 6], [1, 2, 3], "the roll 1 2 3 has no 4$"),
         ([2, 3], [2, 3, 4], r"legal set-asides: none \(the roll is a zilch\)"),
     ],
 )
