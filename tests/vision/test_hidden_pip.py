@@ -6,30 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.found import Found
+from tests.vision.lamp_faces import CENTRE, SIDE, A, found, pips, sure
 from vision.lamp import hidden_by_lamp
-from vision.pips import GLARE_CAP, Pip, assess, confidence
+from vision.pips import GLARE_CAP, assess, confidence
 from vision.reader import MIN_CONFIDENCE, _die
-from vision.segment import square_region
 
-SIDE = 40.0
-A = 0.27
 FIVE = [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)]
-CENTRE = (100.0, 100.0)
-
-
-def pips(grid: list[tuple[int, int]]) -> list[Pip]:
-    return [Pip(100.0 + u * A * SIDE, 100.0 + v * A * SIDE, 40.0, 2.2) for u, v in grid]
-
-
-def found(count: object) -> Found:
-    return Found(square_region(CENTRE, SIDE), count, CENTRE)  # type: ignore[arg-type]
-
-
-def sure(value: int) -> np.ndarray:
-    probs = np.full(6, 0.006)
-    probs[value - 1] = 0.97
-    return probs
 
 
 def test_a_5_missing_the_corner_under_the_lamp_is_a_candidate_5() -> None:

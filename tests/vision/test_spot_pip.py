@@ -6,33 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.found import Found
+from tests.vision.lamp_faces import CENTRE, SIDE, found, pips, sure
 from vision.lamp import spot_as_pip
 from vision.pips import GLARE_CAP, Pip, assess, confidence
 from vision.reader import MIN_CONFIDENCE, _die
-from vision.segment import square_region
 
-SIDE = 40.0
-A = 0.27
 CORNERS = [(-1, -1), (1, -1), (-1, 1), (1, 1)]
-CENTRE = (100.0, 100.0)
 
 
 def face(grid: list[tuple[int, int]], middle: bool) -> list[Pip]:
     """Pips of ``grid``, and with ``middle`` a pip at the centre greyed and shrunk by the lamp's
     reflection (fainter than paint, under half the others' area)."""
-    pips = [Pip(100.0 + u * A * SIDE, 100.0 + v * A * SIDE, 40.0, 2.2) for u, v in grid]
-    return [*pips, Pip(100.5, 99.5, 14.0, 1.2)] if middle else pips
-
-
-def found(count: object) -> Found:
-    return Found(square_region(CENTRE, SIDE), count, CENTRE)  # type: ignore[arg-type]
-
-
-def sure(value: int) -> np.ndarray:
-    probs = np.full(6, 0.006)
-    probs[value - 1] = 0.97
-    return probs
+    painted = pips(grid)
+    return [*painted, Pip(100.5, 99.5, 14.0, 1.2)] if middle else painted
 
 
 def test_a_5_whose_middle_pip_the_count_set_aside_is_a_candidate_5() -> None:
