@@ -16,22 +16,8 @@
   let frameTimer = null;
   let busy = false;
 
-  function adminPin() {
-    try {
-      return window.sessionStorage.getItem(PIN_KEY) || "";
-    } catch (err) {
-      return "";
-    }
-  }
-
-  function setAdminPin(value) {
-    try {
-      if (value) window.sessionStorage.setItem(PIN_KEY, value);
-      else window.sessionStorage.removeItem(PIN_KEY);
-    } catch (err) {
-      /* private mode: the PIN is asked again on reload */
-    }
-  }
+  const adminPin = () => Zilch.adminPin(PIN_KEY);
+  const setAdminPin = (value) => Zilch.keepAdminPin(PIN_KEY, value);
 
   function showError(text) {
     $("error").textContent = text || "";

@@ -180,15 +180,31 @@ const Zilch = (() => {
     return data;
   }
 
-  function storage(key, value) {
+  /* Read (no value), write, or remove (null) a key of the browser's storage; null where
+     the browser allows none (private mode). */
+  function kept(area, key, value) {
     try {
-      if (value === undefined) return window.localStorage.getItem(key);
-      if (value === null) window.localStorage.removeItem(key);
-      else window.localStorage.setItem(key, value);
+      const store = window[area];
+      if (value === undefined) return store.getItem(key);
+      if (value === null) store.removeItem(key);
+      else store.setItem(key, value);
     } catch (err) {
       return null;
     }
     return value;
+  }
+
+  /* Kept on this phone or TV (localStorage): the table PIN, the player's name. */
+  const storage = (key, value) => kept("localStorage", key, value);
+
+  /* The admin PIN a page was given, kept for this tab only (sessionStorage); "" for none. */
+  function adminPin(key) {
+    return kept("sessionStorage", key) || "";
+  }
+
+  /* Keep the admin PIN for this tab, or forget it ("" or null). */
+  function keepAdminPin(key, value) {
+    kept("sessionStorage", key, value || null);
   }
 
   /* ---------- what the log says about the turn on the table ---------- */
@@ -348,7 +364,7 @@ const Zilch = (() => {
   }
 
   return {
-    h, die, points, percent, sorted, multisetWithin, live, request, storage,
+    h, die, points, percent, sorted, multisetWithin, live, request, storage, adminPin, keepAdminPin,
     newEntries, lastSeq, trayOwner, turnStart, freeRollDue, momentsIn, rulesFollower, bankReason,
     winChance,
   };

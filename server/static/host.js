@@ -14,16 +14,8 @@
   let armed = "";  /* a control tapped once, waiting for the second tap */
   let armTimer = null;
 
-  function adminPin() {
-    try { return window.sessionStorage.getItem(ADMIN_KEY) || ""; } catch (err) { return ""; }
-  }
-
-  function keepAdminPin(value) {
-    try {
-      if (value) window.sessionStorage.setItem(ADMIN_KEY, value);
-      else window.sessionStorage.removeItem(ADMIN_KEY);
-    } catch (err) { /* private mode: asked again next time */ }
-  }
+  const adminPin = () => Zilch.adminPin(ADMIN_KEY);
+  const keepAdminPin = (value) => Zilch.keepAdminPin(ADMIN_KEY, value);
 
   const say = (kind, text) => Zilch.phone && Zilch.phone[kind](text);
 

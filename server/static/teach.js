@@ -12,13 +12,7 @@
   let edits = new Map();  /* roll number -> values being edited */
   let busy = false;
 
-  function adminPin() {
-    try {
-      return window.sessionStorage.getItem(PIN_KEY) || "";
-    } catch (err) {
-      return "";
-    }
-  }
+  const adminPin = () => Zilch.adminPin(PIN_KEY);
 
   function showError(text) {
     $("error").textContent = text || "";
