@@ -29,7 +29,8 @@
         { "X-Admin-Pin": adminPin() });
       showError("");
     } catch (err) {
-      showError(err.message);
+      /* a refused PIN in the page's own words (calibrate.js asks for it again) */
+      showError(err.status === 401 ? "The admin PIN was not accepted. Enter it again." : err.message);
     } finally {
       busy = false;
       render();

@@ -52,6 +52,22 @@ def test_every_calibration_step_needs_the_admin_pin(client: Any, live_table: Liv
     assert not live_table.config.calibration_path.exists()
 
 
+def test_a_wrong_admin_pin_is_refused_in_the_pages_words(
+    live_table: LiveTable, page_for: Any
+) -> None:
+    page = page_for(1280, 900)
+    # the teach step's answer comes last, as it may on a slow link
+    page.route(
+        "**/api/calibrate/teach", lambda route: (page.wait_for_timeout(400), route.continue_())
+    )
+    page.goto(live_table.url + "/calibrate")
+    page.fill("#pin-input", "00000")
+    page.click("#pin-form button[type=submit]")
+    page.wait_for_timeout(1200)
+    assert page.text_content("#error") == "The admin PIN was not accepted. Enter it again."
+    assert page.is_visible("#pin-panel")
+
+
 def test_frame_is_an_annotated_jpeg_of_the_shared_camera(client: Any) -> None:
     response = admin("GET", client, "frame.jpg")
     assert response.status_code == 200
