@@ -762,12 +762,14 @@ class Controller:
             self._begin_shake(adopted)
 
     def _ask_fix(self, unsure: TableState, reason: str) -> None:
+        # The reason stays out of the message: the TV writes it under the dice, and both
+        # at once pushed the turn total off a 1080p screen.
         message = (
-            f"Please straighten the dice in the tray ({reason}), then press ROLL, "
+            "Please straighten the dice in the tray, then press ROLL, "
             "or say on a phone what the dice show."
         )
         fix = replace(unsure, phase=TablePhase.FIX_TRAY, message=message)
-        self._commit(fix, notes=[("fix_tray", message)])
+        self._commit(fix, notes=[("fix_tray", f"{message[:-1]} ({reason}).")])
         self.tray.show("attention")
         self.tray.poll_later()
 

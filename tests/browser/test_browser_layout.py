@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -61,3 +62,28 @@ def test_the_tv_idle_screen_and_the_phone_lead_to_the_rules(
     assert phone.text_content("h1").startswith("Rules in force")
     assert "twinson-5000" in phone.text_content("body"), "every preset is described"
     assert tv.js_errors == [] and phone.js_errors == []
+
+
+TURN_TOTAL_SHOWN = """() => {
+  const table = document.querySelector('.table').getBoundingClientRect();
+  const box = document.querySelector('.turn-total-box').getBoundingClientRect();
+  return box.bottom <= table.bottom + 0.5 && box.bottom <= document.getElementById('band')
+    .getBoundingClientRect().top;
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
+def test_tv_asking_to_straighten_the_tray_still_shows_the_turn_total(
+    live_table: LiveTable, page_for: Any, artifacts: Path, width: int, height: int
+) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    live_table.service.hardware.tower.cocked_chance = 1.0
+    live_table.post("/api/roll")
+    assert live_table.service.wait_quiet(20)
+    assert live_table.service.state()["phase"] == "fix_tray"
+    page = page_for(width, height)
+    page.goto(live_table.url + "/")
+    page.wait_for_selector("#reading-note:not([hidden])")
+    page.screenshot(path=str(artifacts / f"tv-fix-tray-{width}x{height}.png"))
+    assert page.evaluate(TURN_TOTAL_SHOWN), "the turn total is cut off under the message"
+    assert page.js_errors == []

@@ -135,6 +135,10 @@ def test_unsure_readings_reshake_then_ask_for_the_tray_to_be_fixed(service: Tabl
     assert tower.shakes - shakes == FAST.reshakes + 1
     assert tower.light.status == "attention"
     assert "straighten" in state["message"]
+    # the reason is the reading's, shown under the dice, and not said twice on the TV
+    reason = state["reading"]["reason"]
+    assert reason and reason not in state["message"] and state["reading"]["ok"] is False
+    assert reason in state["log"][-1]["text"]  # the log keeps why
     assert state["turn"]["roll"] is None  # never scored
     assert [e["kind"] for e in state["log"]].count("reshake") == FAST.reshakes
     tower.cocked_chance = 0.0
