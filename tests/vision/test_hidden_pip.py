@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.vision.lamp_faces import CENTRE, SIDE, A, found, pips, sure
+from tests.vision.pip_faces import CENTRE, GRID, SIDE, A, found, pips, sure
 from vision.lamp import hidden_by_lamp
 from vision.pips import GLARE_CAP, assess, confidence
 from vision.reader import MIN_CONFIDENCE, _die
 
-FIVE = [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)]
+FIVE = GRID[5]
 
 
 def test_a_5_missing_the_corner_under_the_lamp_is_a_candidate_5() -> None:

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.pip_faces import GRID
 from vision import pips as pipmod
 from vision.found import Found
 from vision.lean import agreed_near_views, seen_from_near
@@ -18,14 +19,7 @@ A = 0.265 * SIDE  # corner pips' offset from the centre, pixels
 
 def _face(value: int, centre: tuple[float, float] = (100.0, 100.0), turn: float = 0.0) -> list[Pip]:
     """The pips of a flat face of ``value`` at ``centre``, turned ``turn`` degrees."""
-    grid = {
-        1: [(0, 0)],
-        2: [(-1, -1), (1, 1)],
-        3: [(-1, -1), (0, 0), (1, 1)],
-        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-        5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-    }[value]
+    grid = GRID[value]
     c, s = np.cos(np.deg2rad(turn)), np.sin(np.deg2rad(turn))
     return [
         Pip(centre[0] + A * (u * c - v * s), centre[1] + A * (u * s + v * c), 30.0, 2.0)

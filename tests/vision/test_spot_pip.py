@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.vision.lamp_faces import CENTRE, SIDE, found, pips, sure
+from tests.vision.pip_faces import CENTRE, GRID, SIDE, found, pips, sure
 from vision.lamp import spot_as_pip
 from vision.pips import GLARE_CAP, Pip, assess, confidence
 from vision.reader import MIN_CONFIDENCE, _die
 
-CORNERS = [(-1, -1), (1, -1), (-1, 1), (1, 1)]
+CORNERS = GRID[4]
 
 
 def face(grid: list[tuple[int, int]], middle: bool) -> list[Pip]:

@@ -8,25 +8,11 @@ import dataclasses
 import numpy as np
 import pytest
 
+from tests.vision.pip_faces import SIDE, face
 from vision.pips import GLARE_CAP, Pip, assess, confidence, without_glare
 from vision.reader import MIN_CONFIDENCE, VETO_BELOW, fuse, read_dice
 from vision.render import STYLES, render_tray
 from vision.setups import make_setup
-
-SIDE = 40.0
-
-
-def face(value: int, centre: tuple[float, float] = (100.0, 100.0)) -> list[Pip]:
-    a = 0.27 * SIDE
-    grid = {
-        1: [(0, 0)],
-        2: [(-1, -1), (1, 1)],
-        3: [(-1, -1), (0, 0), (1, 1)],
-        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-        5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-    }[value]
-    return [Pip(centre[0] + u * a, centre[1] + v * a, 40.0, 2.2) for u, v in grid]
 
 
 def test_a_sure_classifier_vetoes_only_a_count_with_doubt_of_its_own() -> None:
