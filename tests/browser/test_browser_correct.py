@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from tower_pages import TABLE_PIN, LiveTable, settled
 
+from tests.server.test_correct import in_reading_order
 from vision import Reading
 
 pytestmark = pytest.mark.browser
@@ -30,14 +31,6 @@ def _tv(page_for: Any, live_table: LiveTable) -> Any:
     page.goto(live_table.url + "/")
     page.wait_for_selector("#connection[data-online='true']")
     return page
-
-
-def _in_reading_order(read: list[int], target: list[int]) -> list[int]:
-    left = list(target)
-    said: list[int | None] = []
-    for value in read:
-        said.append(left.pop(left.index(value)) if value in left else None)
-    return [left.pop(0) if v is None else v for v in said]
 
 
 def _tap_to(page: Any, wanted: list[int]) -> None:
@@ -67,7 +60,7 @@ def test_a_misread_roll_corrected_from_a_phone(
     assert phone.text_content("#correct-title") == "Dice read wrong?"
     assert phone.is_disabled("#correct-send"), "nothing changed yet: nothing to send"
     zilch = next(z for z in ZILCHES if z != sorted(offer["dice"]))
-    wanted = _in_reading_order(offer["dice"], zilch)
+    wanted = in_reading_order(offer["dice"], zilch)
     _tap_to(phone, wanted)
     assert phone.locator("#correct-dice .changed").count() == sum(
         a != b for a, b in zip(wanted, offer["dice"], strict=True)
@@ -151,7 +144,7 @@ def test_each_die_shown_as_the_camera_saw_it_and_who_corrects_is_asked(
     # the phone has no name: it asks, and will not send without one
     assert phone.is_visible("#correct-name")
     zilch = next(z for z in ZILCHES if z != sorted(offer["dice"]))
-    _tap_to(phone, _in_reading_order(offer["dice"], zilch))
+    _tap_to(phone, in_reading_order(offer["dice"], zilch))
     assert phone.is_disabled("#correct-send")
     phone.fill("#correct-name", "Cat")
     assert phone.is_enabled("#correct-send")

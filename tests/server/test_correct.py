@@ -50,7 +50,7 @@ def _a_zilch_other_than(dice: list[int]) -> list[int]:
     return ZILCH_SIX if sorted(dice) != ZILCH_SIX else OTHER_ZILCH_SIX
 
 
-def _in_reading_order(read: list[int], target: list[int]) -> list[int]:
+def in_reading_order(read: list[int], target: list[int]) -> list[int]:
     """``target`` ordered as a phone sends it after tapping the dice that were misread."""
     left = list(target)
     said: list[int | None] = []
@@ -68,7 +68,7 @@ def test_a_roll_corrected_from_a_phone(client, service: TableService, config) ->
         "dice": [d["value"] for d in state["reading"]["dice"]],
     }
     zilch = _a_zilch_other_than(rolled)
-    said = _in_reading_order(state["correctable"]["dice"], zilch)
+    said = in_reading_order(state["correctable"]["dice"], zilch)
     response = _post(client, "/api/correct", {"correct": said, "name": "Cat"})
     assert response.status_code == 200, response.get_json()
     assert service.wait_quiet()
