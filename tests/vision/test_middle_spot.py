@@ -9,6 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from tests.vision.pip_faces import sure
 from vision.found import Found
 from vision.lamp import middle_as_spot, spot_for_middle
 from vision.pips import GLARE_CAP, Pip, assess, confidence
@@ -29,12 +30,6 @@ def five(middle_area: float = 67.5, middle_strength: float = 1.85) -> list[Pip]:
     pips = [Pip(200.0 + u * a, 200.0 + v * a, 150.0, 2.2) for u, v in grid]
     pips[2] = dataclasses.replace(pips[2], area=middle_area, strength=middle_strength)
     return pips
-
-
-def sure(value: int) -> np.ndarray:
-    probs = np.full(6, 0.006)
-    probs[value - 1] = 0.97
-    return probs
 
 
 def test_a_suspect_5_without_its_middle_pip_is_a_candidate_4() -> None:
