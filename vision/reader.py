@@ -209,16 +209,38 @@ def fuse_taught(
 
 def _place(die: Die, calibration: Calibration, dice: list[Die]) -> str:
     """Where a die is, in words a person at the tray understands: at a wall of the
-    calibrated tray floor, against another die, or its pixel position."""
+    calibrated tray floor, against another die, and where on the floor (see
+    :func:`_area`; its pixel position where the calibration found no floor)."""
     side = calibration.die_side
     x, y = die.center
     name, gap = nearest_wall(calibration, die.center)
     if gap < WALL_REACH:
         return f"at {name}"
+    area = _area(calibration, die.center) or where(die)
     near = [d for d in dice if d is not die and np.hypot(d.center[0] - x, d.center[1] - y)]
     if any(np.hypot(d.center[0] - x, d.center[1] - y) < 1.6 * side for d in near):
-        return f"against another die {where(die)}"
-    return where(die)
+        return f"against another die {area}"
+    return area
+
+
+AREA_ROWS = ("back", "", "front")  # the floor's thirds from the top of the frame down
+AREA_COLUMNS = ("left", "", "right")  # ... and from its left
+
+
+def _area(calibration: Calibration, point: tuple[float, float]) -> str:
+    """The third of the calibrated tray floor, across and along, that ``point`` lies in, in
+    words: "at the back left of the tray", "on the right of the tray", "in the middle of the
+    tray"; "" without a floor."""
+    box = calibration.tray_box
+    if box is None:
+        return ""
+    x0, y0, x1, y1 = box
+    column = min(2, max(0, int(3 * (point[0] - x0) / max(1.0, x1 - x0))))
+    row = min(2, max(0, int(3 * (point[1] - y0) / max(1.0, y1 - y0))))
+    across, along = AREA_ROWS[row], AREA_COLUMNS[column]
+    if across:
+        return f"at the {' '.join(w for w in (across, along) if w)} of the tray"
+    return f"on the {along} of the tray" if along else "in the middle of the tray"
 
 
 def _add_inside(found: list[Pip], new: list[Pip], group: Group, side: float) -> None:

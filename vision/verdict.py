@@ -47,8 +47,9 @@ def judge(
     unsure = [d for d in dice if d.confidence < MIN_CONFIDENCE]
     if unsure:
         d = unsure[0]
+        at = where(d) if place is None else place(d)
         return False, (
-            f"the die {where(d)} is unclear (looks like a {d.value}, "
+            f"the die {at} is unclear (looks like a {d.value}, "
             f"confidence {d.confidence:.2f}); shake again"
         )
     return True, ""
