@@ -262,16 +262,22 @@ def flag_field(data: dict[str, Any], key: str) -> None:
 def dice_field(data: dict[str, Any], key: str) -> list[int]:
     """A list of 1 to 6 die values, each an integer 1..6."""
     value = data.get(key)
-    if (
-        not isinstance(value, list)
-        or not 1 <= len(value) <= 6
-        or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in value)
-    ):
+    if isinstance(value, list) and 1 <= len(value) <= 6:
+        bad = [
+            (k, v)
+            for k, v in enumerate(value, start=1)
+            if not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6)
+        ]
+        if not bad:
+            return list(value)
+        k, v = bad[0]
         raise BadBody(
-            f"{key!r} must be a list of 1 to 6 die values from 1 to 6, such as [1, 5]"
-            + got(data, key)
+            f"{key!r} must be a list of 1 to 6 die values from 1 to 6, such as [1, 5];"
+            f" die {k} of {len(value)} is {shown(v)}" + got(data, key)
         )
-    return list(value)
+    raise BadBody(
+        f"{key!r} must be a list of 1 to 6 die values from 1 to 6, such as [1, 5]" + got(data, key)
+    )
 
 
 def turn_field(data: dict[str, Any]) -> str | None:

@@ -152,8 +152,20 @@ def chosen(client, service: TableService) -> Iterator[dict]:
     ("body", "headers", "status", "message"),
     [
         ({"correct": [1, 2, 3, 4, 5]}, None, 400, "has 5 dice; it must have exactly 6"),
-        ({"correct": [1, 2, 3, 4, 5, 7]}, None, 400, "die values from 1 to 6"),
-        ({"correct": [1, 2, 3, 4, 5, 0]}, None, 400, "die values from 1 to 6"),
+        (
+            {"correct": [1, 2, 3, 4, 5, 7]},
+            None,
+            400,
+            "from 1 to 6, such as [1, 5]; die 6 of 6 is 7",
+        ),
+        (
+            {"correct": [1, 2, 0, 4, 5, 0]},
+            None,
+            400,
+            "from 1 to 6, such as [1, 5]; die 3 of 6 is 0",
+        ),
+        ({"correct": [1, 2, 3, "4", 5, 6]}, None, 400, 'die 4 of 6 is "4"'),
+        ({"correct": [1, True, 3, 4, 5, 6]}, None, 400, "die 2 of 6 is true"),
         ({"correct": "123456"}, None, 400, "'correct' must be a list"),
         ({}, None, 400, "'correct' must be a list"),
         ({"correct": [1] * 6, "name": "A", "player": "B"}, None, 400, "not both"),
