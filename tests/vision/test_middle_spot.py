@@ -4,12 +4,12 @@ count without that pip takes it (vision.lamp.middle_as_spot); nothing else does.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
 from tests.vision.pip_faces import sure
+from tests.vision.test_spot_for_middle import LAMP, SIDE, SPREAD
+from tests.vision.test_spot_for_middle import five as spot_five
 from vision.found import Found
 from vision.lamp import middle_as_spot, spot_for_middle
 from vision.pips import GLARE_CAP, Pip, assess, confidence
@@ -18,18 +18,12 @@ from vision.render import STYLES
 from vision.segment import square_region
 from vision.setups import make_setup, teach_setup
 
-SIDE = 80.0
-LAMP = (0.065, 0.038)
-SPREAD = 0.125
 CENTRE = (200.0, 200.0)
 
 
 def five(middle_area: float = 67.5, middle_strength: float = 1.85) -> list[Pip]:
-    a = 0.27 * SIDE
-    grid = [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)]
-    pips = [Pip(200.0 + u * a, 200.0 + v * a, 150.0, 2.2) for u, v in grid]
-    pips[2] = dataclasses.replace(pips[2], area=middle_area, strength=middle_strength)
-    return pips
+    """A 5 whose middle pip is small and faint, as setup 910's spots (see test_spot_for_middle)."""
+    return spot_five(middle_area, middle_strength)
 
 
 def test_a_suspect_5_without_its_middle_pip_is_a_candidate_4() -> None:
