@@ -253,7 +253,12 @@ class Teacher:
             "cap": self.cap,
             "profile": None
             if profile is None
-            else {"counts": list(profile.counts), "cv_accuracy": round(profile.cv_accuracy, 4)},
+            else {
+                "counts": list(profile.counts),
+                "cv_accuracy": round(profile.cv_accuracy, 4),
+                # values no taught die showed: until there are none it is kept, not read with
+                "untaught": [face for face in FACES if face not in profile.taught],
+            },
         }
 
     def _fit(self, examples: Sequence[TeachingExample]) -> DiceProfile:

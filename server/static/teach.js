@@ -87,7 +87,12 @@
         "Saved to " + status.learned.path + "." + untaughtWords(status.learned.counts);
     }
     const taught = status.taught || {};
-    const known = taught.profile ? "The tower knows a dice set (" + taught.examples + " dice). " : "";
+    const profile = taught.profile;
+    const missing = profile ? profile.untaught || [] : [];
+    const known = !profile ? ""
+      : missing.length ? "The tower keeps a dice set of " + taught.examples + " dice but reads " +
+        "without it until every value is taught: no die showed " + missing.join(" or ") + ". "
+      : "The tower knows a dice set (" + taught.examples + " dice). ";
     return known + status.confirmed_dice + " dice confirmed; " + status.needed + " or more teach the tower.";
   }
 

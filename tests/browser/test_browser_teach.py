@@ -9,7 +9,7 @@ import pytest
 from tower_pages import LiveTable, capture_empty_and_dice, open_calibration
 
 from vision.calibration import load_calibration
-from vision.profile import load_examples, load_profile
+from vision.profile import fit_profile, load_examples, load_profile
 
 pytestmark = pytest.mark.browser
 
@@ -57,4 +57,15 @@ def test_the_host_teaches_the_tower_its_dice(
     assert sum(profile.counts) == 18
     assert len(load_examples(state_dir / "teaching-examples.json")) == 18
     assert live_table.service.teacher.profile() is not None
+    # rolling again to teach more, the page says what the tower keeps, and whether it
+    # reads with it: a dice set never shown a 6 is kept but not read with
+    examples = [e for e in load_examples(state_dir / "teaching-examples.json") if e.value != 6]
+    fit_profile(examples, calibration, calibration.frame_size).save(state_dir / "dice-profile.json")
+    page.click("#teach-roll")
+    page.wait_for_function(
+        "() => document.getElementById('teach-status').textContent.includes('dice set')"
+    )
+    text = page.text_content("#teach-status")
+    assert "reads without it until every value is taught: no die showed 6" in text
+    assert live_table.service.teacher.profile() is None
     assert page.js_errors == []

@@ -195,7 +195,9 @@ def test_a_profile_is_read_with_only_once_it_was_taught_every_value(
     assert teacher.profile() is None  # fitted and saved, not read with
     saved = teacher.saved_profile()
     assert saved is not None and saved.counts == profile.counts
-    assert teacher.summary()["profile"] is not None  # the pages still show what was taught
+    shown = teacher.summary()["profile"]  # the pages still show what was taught, and lack
+    assert shown is not None and shown["counts"] == list(profile.counts)
+    assert shown["untaught"] == [v for v in range(1, 7) if profile.counts[v - 1] == 0] != []
     while len(profile.taught) < 6:
         n += 1
         frame, truth = _roll(n)
@@ -204,3 +206,4 @@ def test_a_profile_is_read_with_only_once_it_was_taught_every_value(
         profile = teacher.refit()
         assert profile is not None
     assert teacher.profile() is not None
+    assert teacher.summary()["profile"]["untaught"] == []
