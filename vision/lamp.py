@@ -360,22 +360,15 @@ def spot_as_pip(count: PipCount, side: float) -> PipCount | None:
     error = layout_error(every, side)
     if error >= CLEAN_FIT:
         return None
-    if count.glare_darker:  # paint: the count is a count, not a judgement of the lamp
-        return replace(
-            count,
-            value=count.value + 1,
-            pips=(*count.pips, (float(spot[0]), float(spot[1]))),
-            layout_error=error,
-            glare=0,
-            glare_at=None,
-            glare_darker=False,
-        )
-    return replace(
+    restored = replace(
         count,
         value=count.value + 1,
         pips=(*count.pips, (float(spot[0]), float(spot[1]))),
         layout_error=error,
     )
+    if count.glare_darker:  # paint: the count is a count, not a judgement of the lamp
+        return replace(restored, glare=0, glare_at=None, glare_darker=False)
+    return restored
 
 
 def middle_as_spot(count: PipCount, side: float) -> PipCount | None:
