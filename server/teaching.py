@@ -35,13 +35,13 @@ from vision.profile import (
     load_profile,
     save_examples,
 )
+from zilch.scoring import FACES
 
 log = logging.getLogger(__name__)
 
 EXAMPLES_NAME = "teaching-examples.json"
 PROFILE_NAME = "dice-profile.json"
 SeenRoll = tuple[np.ndarray, Reading]  # a roll's frame and what the tower read in it
-FACES = range(1, 7)
 EXAMPLES_CAP = 600  # 100 rolls of six dice; fitting this many took 14 s on a shared laptop core
 
 
