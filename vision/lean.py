@@ -23,7 +23,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.found import Found
 from vision.kernels import median_of
-from vision.pips import PipCount, confidence, face_centre, face_turn
+from vision.pips import PEAKED, PipCount, confidence, face_centre, face_turn
 from vision.segment import Region, difference, weighted_lab
 
 EDGE_MARGIN = 0.06  # beyond the face's square by more than this many sides is a side face
@@ -360,6 +360,11 @@ def doubts_touching(
     return side_excess(frame, calibration, region, count, others) > lean_excess(calibration)
 
 
+PIP_SIZED = 0.6  # a blob set aside as the lamp's spot with this share of the kept pips' median
+# area or more is pip-sized (painted middle pips measured 0.6 or more on the tuning setups,
+# the lamp's spots 0.27-0.46, see ``pips.SPOT_AREA``)
+
+
 def doubt_of_form(count: PipCount) -> bool:
     """Whether a doubtful count's pips themselves fail to form a clean top face: its
     confidence with the doubts a flat die's top face carries forgiven (nearly-pip blobs on
@@ -367,8 +372,14 @@ def doubt_of_form(count: PipCount) -> bool:
     remains is the doubt a leaning die's top face shows: a foreshortened or uneven pip grid
     off the die's centre, blobs beyond the face (a side face's pips, an edge). The second
     opinions read the top face's value, which a leaning die shows as well as a flat one, so
-    they may not make such a count of a touching die sure (see :func:`doubts_touching`)."""
-    forgiven = replace(count, doubtful=0, glare=0, swollen_shift=None)
+    they may not make such a count of a touching die sure (see :func:`doubts_touching`).
+    A blob set aside as the lamp's spot is forgiven unless it looks like a pip: as flat as
+    paint (PEAKED of it at full contrast or more) and as large (PIP_SIZED): a face that forms
+    only without such a blob is a doubt of form (a leaning die's count that took a side
+    face's pip and left one of its own)."""
+    pip_like = count.glare_plateau >= PEAKED and count.glare_size >= PIP_SIZED
+    spot = count.glare if pip_like else 0
+    forgiven = replace(count, doubtful=0, glare=spot, swollen_shift=None)
     return confidence(forgiven) < SURE_COUNT
 
 
@@ -555,3 +566,23 @@ def agreed_near_views(
 
 def looks_tilted(found: Found, side: float) -> bool:
     return not found.near_view and tilted(found.region, side)
+
+
+FACE_OFF_OUTLINE = 30.0  # degrees between a face's axes (its pips') and its outline's beyond
+# which the pips are no face of that die: on seeds 1400-1411 and 2400-2411, 30 rolls at both
+# sizes, the flat dice read right measured at most 20 (15 at the 99.9th percentile), the 3s
+# read from one column of a leaning 6 (foreshortened across its columns) 43-45
+
+
+def face_off_outline(region: Region, count: PipCount, side: float) -> bool:
+    """Whether the count's pips form a face turned away from the die's outline by more than
+    FACE_OFF_OUTLINE: a flat die's pips lie on its face's grid, whose axes are its edges; a
+    line of three pips along an edge (one column of a 6 whose other column a leaning die's
+    foreshortening hid or gave to its neighbour) fits a 3 only on a diagonal, 45 degrees
+    off. Only a line of pips (a 2 or a 3) is judged: a single pip shows no axes, and four
+    pips or more form a face's grid of their own, which an outline grown by a neighbour's
+    edge or a shadow may turn against."""
+    if count.value not in (2, 3) or len(count.pips) != count.value:
+        return False
+    turn = math.degrees(_face_turn(count, region, side))
+    return abs((turn - region.rect[2] + 45.0) % 90.0 - 45.0) > FACE_OFF_OUTLINE

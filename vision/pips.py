@@ -864,6 +864,15 @@ def share_pips(
     return groups, centres
 
 
+def pulled_pip(count: PipCount) -> bool:
+    """Whether the count's swollen pip lies off its place in the face's layout by more than
+    MIDDLE_OFF: a pip with a reflection on it, pulled toward the reflection, or a reflection
+    larger than the pips beside the centre of a 2 or a 4, or a pip of another face (a leaning
+    die's side face, whose foreshortened pips are smaller than its top face's)."""
+    shift = count.swollen_shift
+    return shift is not None and float(np.hypot(*shift)) > MIDDLE_OFF
+
+
 def confidence(count: PipCount) -> float:
     """Map the evidence for a count to 0..1; an honest threshold is 0.5 (see the bench)."""
     if not 1 <= count.value <= 6:
@@ -877,9 +886,7 @@ def confidence(count: PipCount) -> float:
         score = min(score, SIDE_FACE_CAP)
     if count.glare:  # so is which blob is the lamp's: only a sure second opinion confirms it
         score = min(score, GLARE_CAP)
-    if count.swollen_shift is not None and float(np.hypot(*count.swollen_shift)) > MIDDLE_OFF:
-        # a pip with a reflection on it, pulled off its place, or a reflection larger than
-        # the pips beside the centre of a 2 or a 4: which is a judgement too
+    if pulled_pip(count):  # which is a judgement too
         score = min(score, GLARE_CAP)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))

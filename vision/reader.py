@@ -31,6 +31,7 @@ from vision.lean import (
     agreed_near_views,
     doubt_of_form,
     doubts_touching,
+    face_off_outline,
     far_calibration,
     frame_leaning,
     looks_tilted,
@@ -48,6 +49,7 @@ from vision.pips import (
     detect_pips,
     face_crop,
     learn_die_side,
+    pulled_pip,
     share_pips,
 )
 from vision.profile import DiceProfile
@@ -97,6 +99,7 @@ def _die(
     doubted: bool = False,
     spread: float | None = None,
     touching: bool = False,
+    turned: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
@@ -109,7 +112,10 @@ def _die(
     only when a sure second opinion reads that value, and stays unsure otherwise.
     ``touching``: a die of a touching group under a calibration that witnessed a far camera;
     a doubtful count of one whose pips do not form a clean face (see
-    :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either."""
+    :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either.
+    ``turned``: the pips form a face turned away from the die's calibrated outline (see
+    :func:`vision.lean.face_off_outline`): they are no face of that die, whatever a second
+    opinion reads, and the die stays unsure."""
     explained = without_lamp(found.count, lamp, spread)
     count = found.count if explained is None else explained
     pips = confidence(count)
@@ -127,7 +133,7 @@ def _die(
         value, conf = fuse_taught(count.value, pips, probs, taught)
     if (doubted or (touching and doubt_of_form(count))) and pips < MIN_CONFIDENCE:
         conf = min(conf, pips)  # a leaning die's doubt: its top face's value is no evidence
-    if (count.glare or paint_at_centre(count)) and not (
+    if (count.glare or paint_at_centre(count) or pulled_pip(count)) and not (
         _sure_of(taught, value) or _sure_of(probs, value)
     ):
         conf = min(conf, GLARE_CAP)
@@ -142,7 +148,7 @@ def _die(
             conf = min(conf, GLARE_CAP)  # a middle pip that may be the lamp's spot
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
-    if leaning or looks_tilted(found, side):
+    if leaning or turned or looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
 
@@ -428,7 +434,10 @@ def read_dice(
             )
         )
         touching = cal_far and f.region.merged > 1
-        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching)
+        # a near camera's perspective turns a face's pips against its outline: only a
+        # camera far above sees the face square to the die's edges
+        turned = far and face_off_outline(f.region, f.count, side)
+        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching, turned)
         if leaning:
             tilted.append(die)
         dice.append(die)
