@@ -106,8 +106,10 @@ def _die(
     face (see :func:`frame_lamp`); what it explains is no doubt, and the classifier, which
     knows no lamp, may then not veto the count. ``doubted``: the lean check doubts the die
     (see :func:`vision.lean.doubts_touching`): a doubtful count is then not raised by the
-    second opinions, which see its top face only. ``spread``: how far the calibration's dice
-    showed the lamp's spot to stray from it (see :func:`vision.lamp.spot_reach`). A count
+    second opinions, which see its top face only, and a count a second opinion contests (see
+    :func:`_contested`) stays unsure: two signs of a leaning die, each no verdict alone.
+    ``spread``: how far the calibration's dice showed the lamp's spot to stray from it (see
+    :func:`vision.lamp.spot_reach`). A count
     the lamp's spot may hide a pip of (see :func:`vision.lamp.hidden_by_lamp`) takes the pip
     only when a sure second opinion reads that value, and stays unsure otherwise.
     ``touching``: a die of a touching group under a calibration that witnessed a far camera;
@@ -133,6 +135,8 @@ def _die(
         value, conf = fuse_taught(count.value, pips, probs, taught)
     if (doubted or (touching and doubt_of_form(count))) and pips < MIN_CONFIDENCE:
         conf = min(conf, pips)  # a leaning die's doubt: its top face's value is no evidence
+    if doubted and _contested(value, probs, taught):
+        conf = min(conf, GLARE_CAP)  # the lean check's doubt, and the top face reads otherwise
     if (count.glare or paint_at_centre(count) or pulled_pip(count)) and not (
         _sure_of(taught, value) or _sure_of(probs, value)
     ):
@@ -151,6 +155,16 @@ def _die(
     if leaning or turned or looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
+
+
+CONTEST = 0.5  # a second opinion this sure of another value contests a count
+
+
+def _contested(value: int, *opinions: np.ndarray | None) -> bool:
+    """Whether a second opinion reads another value than ``value`` with CONTEST or more."""
+    return any(
+        p is not None and int(np.argmax(p)) + 1 != value and p.max() >= CONTEST for p in opinions
+    )
 
 
 def _sure_of(probs: np.ndarray | None, value: int) -> bool:
@@ -420,11 +434,13 @@ def read_dice(
         leaning = looks_tilted(f, side) or (
             far and frame_leaning(image, f, readable, calibration, cal_far, scored)
         )
+        # the lean check judges a doubtful count, and a sure one a second opinion contests
+        contested = _contested(f.count.value, probs, known)
         doubted = (
             cal_far
             and calibration is not None
             and not leaning
-            and confidence(f.count) < MIN_CONFIDENCE
+            and (confidence(f.count) < MIN_CONFIDENCE or contested)
             and doubts_touching(
                 image,
                 calibration,

@@ -14,7 +14,7 @@ from tests.vision.pip_faces import CENTRE, SIDE, face, found, sure
 from vision.found import Found
 from vision.lean import doubt_of_form, face_off_outline
 from vision.pips import GLARE_CAP, Pip, PipCount, assess, confidence, pulled_pip
-from vision.reader import MIN_CONFIDENCE, _die, locate, read_dice
+from vision.reader import CONTEST, MIN_CONFIDENCE, _contested, _die, locate, read_dice
 from vision.render import resolve_style
 from vision.segment import Region, square_region
 from vision.setups import make_setup, teach_setup
@@ -123,3 +123,28 @@ def test_a_leaning_die_whose_count_took_a_side_face_s_pip_is_refused_with_a_prof
     frame, truth = setup.roll(27, 1)
     assert any(d["cocked"] for d in truth["dice"])
     assert not read_dice(frame, setup.calibration, expected=6, profile=profile).ok
+
+
+def test_a_doubted_touching_die_whose_top_face_reads_otherwise_stays_unsure() -> None:
+    two = assess(face(2), CENTRE, SIDE, 0)
+    region = dataclasses.replace(square_region(CENTRE, SIDE), merged=2)
+    contest = np.array([0.8, 0.11, 0.0, 0.06, 0.0, 0.03])  # reads a 1, not sure of it
+    agree = np.array([0.1, 0.8, 0.0, 0.06, 0.0, 0.04])
+    assert _contested(2, contest) and not _contested(2, agree) and not _contested(2, None)
+    assert not _contested(2, np.array([0.45, 0.4, 0.0, 0.1, 0.0, 0.05]))  # under CONTEST
+    assert CONTEST == 0.5
+    die = Found(region, two, CENTRE)
+    assert _die(die, SIDE, contest, doubted=True).confidence < MIN_CONFIDENCE
+    assert _die(die, SIDE, contest).confidence >= MIN_CONFIDENCE  # no lean doubt: a nibble
+    assert _die(die, SIDE, agree, doubted=True).confidence >= MIN_CONFIDENCE
+
+
+def test_a_1_leaning_into_its_neighbour_with_a_side_face_s_pip_is_refused() -> None:
+    # fresh seed 2304 roll 3 at 1296x972: a cocked 1 against a 3 counted a side face's pip
+    # as a 2 (0.69); the classifier read a 1 at 0.8, which only nibbled, and it was scored
+    setup = make_setup(2304, (1296, 972), resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(3, 1)
+    assert [d["value"] for d in truth["dice"] if d["cocked"]] == [1]
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok and "front wall" in reading.reason
