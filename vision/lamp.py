@@ -18,6 +18,7 @@ from vision.pips import (
     CLEAN_FIT,
     GLARE_WEAKER,
     PEAKED,
+    SPOT_AREA,
     PipCount,
     face_centre,
     gap_fit,
@@ -191,24 +192,22 @@ def frame_lamp(
 
 LAMP_SUPPORT = 1  # other dice of the frame whose reflection lies at the same place
 LAMP_REACH = 0.1  # ... within this many sides; a blob nearer than this to the face's
-# centre is never taken for the lamp (a 5 or 3 without its middle pip is a clean 4 or 2)
+# centre is taken for the lamp only when small and agreed by NEAR_SUPPORT dice (a 5 or 3
+# without its middle pip is a clean 4 or 2)
 
 
 def lamp_confirmed(found: list[Found], lamp: tuple[float, float] | None = None) -> list[bool]:
     """For each die, whether the blob it set aside as the lamp's reflection is confirmed by
     the frame: one lamp over flat dice puts its reflection at the same place on every top
     face (the same offset from the face's centre along the frame's axes, however the die is
-    turned), while a pip turns with its die. A set-aside blob that at least LAMP_SUPPORT
-    other dice show at that offset, or that lies where the calibration saw the lamp
-    (``lamp``, from the six flat dice it was made with), is the lamp, and the count without
-    it is not doubted.
+    turned), while a pip turns with its die. A set-aside blob beyond LAMP_REACH of the
+    face's centre that at least LAMP_SUPPORT other dice show at that offset, or that lies
+    where the calibration saw the lamp (``lamp``, from the six flat dice it was made with),
+    is the lamp, and the count without it is not doubted. One nearer the centre (see
+    :func:`_spot`) needs NEAR_SUPPORT other dice: a tower whose calibration did not see the
+    lamp learns it from a frame whose dice agree on it.
     """
-    spots = [
-        f.count.glare_at
-        if f.count.glare and f.count.glare_at and np.hypot(*f.count.glare_at) > LAMP_REACH
-        else None
-        for f in found
-    ]
+    spots = [_spot(f.count) for f in found]
     out = []
     for i, at in enumerate(spots):
         agree = sum(
@@ -219,13 +218,50 @@ def lamp_confirmed(found: list[Found], lamp: tuple[float, float] | None = None) 
             and at is not None
             and np.hypot(at[0] - other[0], at[1] - other[1]) <= LAMP_REACH
         )
+        far = at is not None and np.hypot(*at) > LAMP_REACH
         known = (
-            lamp is not None
+            far
+            and lamp is not None
             and at is not None
             and np.hypot(at[0] - lamp[0], at[1] - lamp[1]) <= LAMP_REACH
         )
-        out.append(at is not None and (agree >= LAMP_SUPPORT or known))
+        support = LAMP_SUPPORT if far else NEAR_SUPPORT
+        out.append(at is not None and (agree >= support or known))
     return out
+
+
+NEAR_SUPPORT = 2  # other dice that must agree on a spot within LAMP_REACH of the centre
+# (on the tuning setups a calibration without a lamp left black glossy dice's spots at
+# 0.07-0.12 side from the centre, scattered 0.04 about their median, capped as unexplained)
+
+
+def _spot(count: PipCount) -> tuple[float, float] | None:
+    """Where the blob a count set aside as the lamp's lies, when it may be the lamp: beyond
+    LAMP_REACH of the face's centre, or nearer but beyond LAMP_CENTRE and much smaller than
+    the pips (SPOT_AREA: no middle pip of a 3 or a 5 measures so small)."""
+    at = count.glare_at
+    if not count.glare or at is None:
+        return None
+    out = float(np.hypot(*at))
+    small = count.glare_size < SPOT_AREA
+    return at if out > LAMP_REACH or (out > LAMP_CENTRE and small) else None
+
+
+def frame_spread(
+    found: list[Found], confirmed: list[bool], lamp: tuple[float, float] | None
+) -> float | None:
+    """How far the spots the frame's dice agree on stray from the frame's lamp (their
+    root-mean-square distance, as ``Calibration.lamp_spread``), when at least three agree;
+    None otherwise."""
+    spots = [
+        f.count.glare_at
+        for f, ok in zip(found, confirmed, strict=True)
+        if ok and f.count.glare_at is not None
+    ]
+    if lamp is None or len(spots) < 3:
+        return None
+    d = np.array([np.hypot(x - lamp[0], y - lamp[1]) for x, y in spots])
+    return float(np.sqrt(np.mean(d * d)))
 
 
 def paint_at_centre(count: PipCount) -> bool:

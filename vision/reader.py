@@ -18,6 +18,7 @@ from vision.detect import load_detector, load_single
 from vision.found import Found
 from vision.lamp import (
     frame_lamp,
+    frame_spread,
     hidden_by_lamp,
     lamp_confirmed,
     middle_as_spot,
@@ -108,10 +109,10 @@ def _die(
     (see :func:`vision.lean.doubts_touching`): a doubtful count is then not raised by the
     second opinions, which see its top face only, and a count a second opinion contests (see
     :func:`_contested`) stays unsure: two signs of a leaning die, each no verdict alone.
-    ``spread``: how far the calibration's dice showed the lamp's spot to stray from it (see
-    :func:`vision.lamp.spot_reach`). A count
-    the lamp's spot may hide a pip of (see :func:`vision.lamp.hidden_by_lamp`) takes the pip
-    only when a sure second opinion reads that value, and stays unsure otherwise.
+    ``spread``: how far the calibration's dice (or the frame's, for a lamp of the frame's own
+    spots) showed the lamp's spot to stray from it (see :func:`vision.lamp.spot_reach`). A
+    count the lamp's spot may hide a pip of (see :func:`vision.lamp.hidden_by_lamp`) takes
+    the pip only when a sure second opinion reads that value, and stays unsure otherwise.
     ``touching``: a die of a touching group under a calibration that witnessed a far camera;
     a doubtful count of one whose pips do not form a clean face (see
     :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either.
@@ -421,12 +422,12 @@ def read_dice(
     opinions = second_opinions(image, readable, side, taught, unchallenged=True)
     confirmed = lamp_confirmed(readable, None if calibration is None else calibration.lamp)
     lamp = frame_lamp(readable, confirmed, calibration)
-    # the calibration's spread belongs to the calibration's lamp only
-    spread = (
-        calibration.lamp_spread
-        if calibration is not None and calibration.lamp is not None and lamp == calibration.lamp
-        else None
-    )
+    # the calibration's spread belongs to the calibration's lamp only; a lamp of the
+    # frame's own spots strays as far as they do
+    if calibration is not None and calibration.lamp is not None and lamp == calibration.lamp:
+        spread = calibration.lamp_spread
+    else:
+        spread = frame_spread(readable, confirmed, lamp)
     for f, probs, known in zip(readable, opinions, taught, strict=True):
         # a touching die is judged leaning from a count the reader could score: the count
         # with what the lamp explains taken out, as _die scores it

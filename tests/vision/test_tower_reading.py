@@ -125,6 +125,48 @@ def test_the_lamp_is_confirmed_by_other_dice_or_the_calibration() -> None:
     assert lamp_confirmed([found((0.02, 0.03)), found((0.03, 0.02))]) == [False, False]
 
 
+def test_small_spots_near_the_centre_are_the_lamp_where_three_dice_agree() -> None:
+    from vision.found import Found
+    from vision.lamp import LAMP_CLOSE, frame_lamp, frame_spread, lamp_confirmed, without_lamp
+    from vision.segment import square_region
+
+    def found(at: tuple[float, float], size: float = 0.3) -> Found:
+        count = assess(face(2), (100.0, 100.0), SIDE, 0)
+        count = dataclasses.replace(count, glare=1, glare_at=at, glare_size=size)
+        return Found(square_region((100.0, 100.0), SIDE), count, (100.0, 100.0))
+
+    # setup 1604 roll 2 at 640x480: black glossy dice, a calibration that saw no lamp
+    near = [found((0.04, 0.08)), found((0.1, 0.06)), found((0.07, 0.02))]
+    assert lamp_confirmed(near) == [True, True, True]
+    pair = [near[0], near[2]]  # both within LAMP_REACH of the centre
+    assert lamp_confirmed(pair) == [False, False]  # two dice: a 3 and a 5 may agree
+    assert lamp_confirmed([*pair, found((0.05, 0.06), size=0.8)]) == [False] * 3  # a pip
+    assert lamp_confirmed([*pair, found((0.03, 0.03))]) == [False] * 3  # a middle pip's place
+    assert lamp_confirmed([*pair, found((0.05, 0.06))]) == [True] * 3
+    assert lamp_confirmed(near[:2]) == [False, True]  # a spot farther out needs one more
+    confirmed = lamp_confirmed(near)
+    lamp = frame_lamp(near, confirmed, None)
+    spread = frame_spread(near, confirmed, lamp)
+    assert lamp == pytest.approx((0.07, 0.06)) and spread == pytest.approx(0.0346, abs=1e-3)
+    assert frame_spread(near[:2], [True, True], lamp) is None  # two spots tell no spread
+    for die in near:  # each die's spot within two spreads of the frame's lamp
+        assert without_lamp(die.count, lamp, spread) is not None
+    assert without_lamp(near[2].count, lamp, None) is None  # farther than LAMP_CLOSE alone
+    assert LAMP_CLOSE < 0.045
+
+
+@pytest.mark.parametrize("number", [2, 4])
+def test_a_tower_that_never_saw_its_lamp_learns_it_from_the_frame(number: int) -> None:
+    from vision.render import resolve_style
+    from vision.setups import make_setup
+
+    setup = make_setup(1604, (640, 480), resolve_style("setup"))
+    assert setup is not None and setup.calibration.lamp is None
+    frame, truth = setup.roll(number, 0)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert reading.ok and reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
+
+
 def test_what_the_lamp_explains_is_no_doubt() -> None:
     from vision.lamp import without_lamp
 
