@@ -455,7 +455,7 @@ def read_dice(
         # camera far above sees the face square to the die's edges
         turned = far and face_off_outline(f.region, f.count, side)
         die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching, turned)
-        if leaning:
+        if leaning or turned:  # a face turned off its die's outline is a leaning die's
             tilted.append(die)
         dice.append(die)
     dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))
