@@ -80,7 +80,9 @@ def without_lamp(
     as the spot, within :func:`far_reach`. A nearly-pip blob within LAMP_REACH of the
     centre as strong as the pips' paint (GLARE_WEAKER of their contrast or more) is never
     explained: a middle pip that the spot merged with, its centre pulled toward the lamp,
-    lies there (a 5 read as a 4 on tuning seed 505 at 1296x972).
+    lies there (a 5 read as a 4 on tuning seed 505 at 1296x972). The blob set aside as the
+    spot within LAMP_CENTRE of the centre is the lamp only when much smaller than a pip (see
+    :func:`_small_at_centre`).
     """
     if lamp is None:
         return None
@@ -108,7 +110,7 @@ def without_lamp(
     # the blob set aside as the spot may stray as far as the calibration's spots did; a
     # nearly-pip blob (a faint pip, perhaps) only as near as LAMP_REACH
     glare = count.glare and count.glare_at is not None and at_lamp(*count.glare_at, far_out)
-    glare = glare or peaked_spot(count, lamp)
+    glare = glare or peaked_spot(count, lamp) or _small_at_centre(count, lamp, near_centre)
     swollen = _swollen_by_lamp(count, lamp)
     explained = [
         (at_lamp(*d) and (float(np.hypot(*d)) > LAMP_REACH or faint(k)))
@@ -130,6 +132,22 @@ def without_lamp(
         swollen_at=None if swollen else count.swollen_at,
         swollen_shift=None if swollen else count.swollen_shift,
         size_spread=count.even_spread if swollen else count.size_spread,
+    )
+
+
+def _small_at_centre(count: PipCount, lamp: tuple[float, float], reach: float) -> bool:
+    """Whether the blob set aside as the spot lies within LAMP_CENTRE of the face's centre,
+    where a middle pip would, but is much smaller than the pips (SPOT_AREA: the count set it
+    aside as no pip by its size), and within ``reach`` of the lamp (:func:`spot_reach`). A
+    tower whose calibration measured the spot straying far (a near camera: setup 2109's
+    spread 0.12 side about a lamp 0.10 out) sees it cross the centre of some dice."""
+    if not count.glare or count.glare_at is None or not 0.0 < count.glare_size < SPOT_AREA:
+        return False  # a size of 0: not measured (a count the reader built, not one seen)
+    if count.glare_darker:
+        return False  # darker than the body, as the pips: paint (see spot_as_pip), no lamp
+    x, y = count.glare_at
+    return bool(
+        float(np.hypot(x, y)) <= LAMP_CENTRE and float(np.hypot(x - lamp[0], y - lamp[1])) <= reach
     )
 
 
@@ -243,7 +261,7 @@ def _spot(count: PipCount) -> tuple[float, float] | None:
     if not count.glare or at is None:
         return None
     out = float(np.hypot(*at))
-    small = count.glare_size < SPOT_AREA
+    small = 0.0 < count.glare_size < SPOT_AREA  # 0: not measured
     return at if out > LAMP_REACH or (out > LAMP_CENTRE and small) else None
 
 

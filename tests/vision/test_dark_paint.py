@@ -88,7 +88,8 @@ def values(truth: dict[str, list[dict[str, int]]]) -> tuple[int, ...]:
 def test_tuning_setups_white_and_blue() -> None:
     # setup 2211 at 640x480: white dice, black pips; roll 7's 5 had its greyed middle pip set
     # aside as the spot and the roll was refused. Setup 2209: blue dice, white pips; roll 1's
-    # 4 shows the lamp's spot at its centre, as bright as paint: still refused, never a 5
+    # 4 shows the lamp's spot at its centre, as bright as paint but a third of a pip's area,
+    # within the calibration's spread of its lamp: the lamp, read as a 4, never a 5
     white = make_setup(2211, (640, 480), STYLES["setup"])
     blue = make_setup(2209, (640, 480), STYLES["setup"])
     assert white is not None and blue is not None
@@ -97,4 +98,4 @@ def test_tuning_setups_white_and_blue() -> None:
     assert reading.ok and reading.values == values(truth) == (1, 1, 2, 3, 4, 5)
     frame, truth = blue.roll(1, 0)
     reading = read_dice(frame, blue.calibration, expected=6)
-    assert 4 in values(truth) and not reading.ok and "looks like a 4" in reading.reason
+    assert 4 in values(truth) and reading.ok and reading.values == values(truth)

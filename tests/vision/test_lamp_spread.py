@@ -101,7 +101,11 @@ def test_a_small_faint_middle_blob_is_the_lamp_s_spot_not_a_pip() -> None:
     assert glare == 1 and len(kept) == 4  # a 4 with the lamp at its centre
     count = assess(pips, (100.0, 100.0), SIDE, 0)
     assert count.value == 4 and confidence(count) <= GLARE_CAP  # never sure on its own
-    assert without_lamp(count, (0.04, -0.05), spread=0.05) is None  # at the centre: no lamp
+    # at the centre, where a middle pip lies: the lamp only within the spots' measured reach
+    assert without_lamp(count, (0.04, -0.05)) is None
+    assert without_lamp(count, (0.04, -0.05), spread=0.05) is not None
+    darker = dataclasses.replace(count, glare_darker=True)  # paint, as the pips: no lamp
+    assert without_lamp(darker, (0.04, -0.05), spread=0.05) is None
     # a real middle pip: as large as the others, or as strong as paint
     for middle in (
         dataclasses.replace(pips[2], area=30.0),

@@ -155,6 +155,23 @@ def test_small_spots_near_the_centre_are_the_lamp_where_three_dice_agree() -> No
     assert LAMP_CLOSE < 0.045
 
 
+def test_a_small_spot_at_the_centre_is_the_lamp_within_its_spread() -> None:
+    from vision.lamp import without_lamp
+
+    # setup 2109 at 640x480: a near camera's calibration saw the lamp 0.10 side out and its
+    # spots straying 0.12 about it; a 2's spot fell 0.04 side from its centre
+    count = dataclasses.replace(
+        assess(face(2), (100.0, 100.0), SIDE, 0), glare=1, glare_at=(0.03, 0.02), glare_size=0.3
+    )
+    lamp = (0.10, -0.005)
+    explained = without_lamp(count, lamp, 0.124)
+    assert explained is not None and explained.glare == 0 and confidence(explained) > GLARE_CAP
+    assert without_lamp(count, lamp, None) is None  # 0.07 from the lamp: beyond LAMP_CLOSE
+    assert without_lamp(count, (0.3, 0.25), 0.124) is None  # far from the lamp
+    pip_sized = dataclasses.replace(count, glare_size=0.7)  # a middle pip's size
+    assert without_lamp(pip_sized, lamp, 0.124) is None
+
+
 @pytest.mark.parametrize("number", [2, 4])
 def test_a_tower_that_never_saw_its_lamp_learns_it_from_the_frame(number: int) -> None:
     from vision.render import resolve_style
@@ -229,8 +246,13 @@ def test_a_lamp_near_the_face_centre_explains_only_a_spot_right_at_it() -> None:
     # farther from the lamp than LAMP_CLOSE: not explained
     aside = dataclasses.replace(count, glare=1, glare_at=(0.048 + 1.5 * LAMP_CLOSE, 0.042))
     assert without_lamp(aside, lamp) is None
-    # nearer the centre than LAMP_CENTRE: it may be a middle pip, whatever the lamp
-    middle = dataclasses.replace(count, glare=1, glare_at=(0.03, 0.03))
+    # nearer the centre than LAMP_CENTRE and as large as a pip: it may be a middle pip,
+    # whatever the lamp; much smaller than one, it is the lamp's spot within its reach
+    middle = dataclasses.replace(count, glare=1, glare_at=(0.03, 0.03), glare_size=0.8)
     assert np.hypot(0.03, 0.03) < LAMP_CENTRE
     assert without_lamp(middle, (0.035, 0.03)) is None
     assert without_lamp(middle, lamp) is None
+    small = dataclasses.replace(middle, glare_size=0.3)
+    assert without_lamp(small, lamp) is not None  # 0.022 from the lamp
+    assert without_lamp(small, (0.03 + 1.5 * LAMP_CLOSE, 0.05)) is None
+    assert without_lamp(small, (0.035, 0.03)) is None  # a lamp at the centre, no spread
