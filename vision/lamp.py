@@ -141,14 +141,21 @@ def _small_at_centre(count: PipCount, lamp: tuple[float, float], reach: float) -
     aside as no pip by its size), and within ``reach`` of the lamp (:func:`spot_reach`). A
     tower whose calibration measured the spot straying far (a near camera: setup 2109's
     spread 0.12 side about a lamp 0.10 out) sees it cross the centre of some dice."""
-    if not count.glare or count.glare_at is None or not 0.0 < count.glare_size < SPOT_AREA:
-        return False  # a size of 0: not measured (a count the reader built, not one seen)
+    if not count.glare or count.glare_at is None or not _small_spot(count):
+        return False
     if count.glare_darker:
         return False  # darker than the body, as the pips: paint (see spot_as_pip), no lamp
     x, y = count.glare_at
     return bool(
         float(np.hypot(x, y)) <= LAMP_CENTRE and float(np.hypot(x - lamp[0], y - lamp[1])) <= reach
     )
+
+
+def _small_spot(count: PipCount) -> bool:
+    """Whether the blob the count set aside as the spot was measured much smaller than its
+    pips (SPOT_AREA: no middle pip of a 3 or a 5 measures so small). A size of 0 was not
+    measured: a count the reader built, not one seen."""
+    return 0.0 < count.glare_size < SPOT_AREA
 
 
 SPOT_SIZE = 1.0  # the most a spot set aside by its shape may measure, over the pips' median
@@ -261,8 +268,7 @@ def _spot(count: PipCount) -> tuple[float, float] | None:
     if not count.glare or at is None:
         return None
     out = float(np.hypot(*at))
-    small = 0.0 < count.glare_size < SPOT_AREA  # 0: not measured
-    return at if out > LAMP_REACH or (out > LAMP_CENTRE and small) else None
+    return at if out > LAMP_REACH or (out > LAMP_CENTRE and _small_spot(count)) else None
 
 
 def frame_spread(

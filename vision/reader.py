@@ -100,7 +100,6 @@ def _die(
     doubted: bool = False,
     spread: float | None = None,
     touching: bool = False,
-    turned: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
@@ -116,9 +115,9 @@ def _die(
     ``touching``: a die of a touching group under a calibration that witnessed a far camera;
     a doubtful count of one whose pips do not form a clean face (see
     :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either.
-    ``turned``: the pips form a face turned away from the die's calibrated outline (see
-    :func:`vision.lean.face_off_outline`): they are no face of that die, whatever a second
-    opinion reads, and the die stays unsure."""
+    ``leaning``: the lean check calls the die leaning, or its pips form a face turned away
+    from its calibrated outline (see :func:`vision.lean.face_off_outline`: no face of that
+    die): it stays unsure, whatever a second opinion reads."""
     explained = without_lamp(found.count, lamp, spread)
     count = found.count if explained is None else explained
     pips = confidence(count)
@@ -153,7 +152,7 @@ def _die(
             conf = min(conf, GLARE_CAP)  # a middle pip that may be the lamp's spot
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
-    if leaning or turned or looks_tilted(found, side):
+    if leaning or looks_tilted(found, side):
         conf = min(conf, 0.3)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
 
@@ -454,8 +453,10 @@ def read_dice(
         # a near camera's perspective turns a face's pips against its outline: only a
         # camera far above sees the face square to the die's edges
         turned = far and face_off_outline(f.region, f.count, side)
-        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching, turned)
-        if leaning or turned:  # a face turned off its die's outline is a leaning die's
+        # a face turned off its die's outline is a leaning die's
+        leaning = leaning or turned
+        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching)
+        if leaning:
             tilted.append(die)
         dice.append(die)
     dice.sort(key=lambda d: (round(d.center[1] / max(side, 1.0)), d.center[0]))

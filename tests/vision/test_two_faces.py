@@ -52,7 +52,7 @@ def _turned_square(degrees: float) -> Region:
 def test_a_turned_face_stays_unsure_whatever_a_second_opinion_reads() -> None:
     column = assess(_column_of_three(), CENTRE, SIDE, 0)
     for probs, taught in ((sure(3), None), (None, sure(3)), (None, None)):
-        die = _die(found(column), SIDE, probs, taught, turned=True)
+        die = _die(found(column), SIDE, probs, taught, leaning=True)
         assert die.confidence < MIN_CONFIDENCE
     assert _die(found(column), SIDE, None, sure(3)).confidence >= MIN_CONFIDENCE  # unturned
 
