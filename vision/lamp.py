@@ -23,6 +23,7 @@ from vision.pips import (
     face_centre,
     gap_fit,
     layout_error,
+    missing_pip,
 )
 
 LAMP_CENTRE = 0.055  # a blob or lamp this near the face's centre (sides) may be its middle pip
@@ -390,6 +391,49 @@ def hidden_by_lamp(
         doubt_at=kept,
         doubt_strength=strengths,
     )
+
+
+def lost_beside_spot(
+    count: PipCount,
+    centre: tuple[float, float],
+    side: float,
+    lamp: tuple[float, float] | None,
+    spread: float | None = None,
+) -> PipCount | None:
+    """The count with the blob at the lamp taken out as its spot and a pip lost elsewhere
+    put back, when both happened on one face: a 4, 5 or 6 whose pips form no clean face
+    (layout error CLEAN_FIT or more), one of them within :func:`spot_reach` of the frame's
+    lamp (``lamp``, from the die's ``centre``) and the others a face of the same number with
+    one place empty (see :func:`vision.pips.missing_pip`). On glossy dice the rim's
+    highlight took one pip while the lamp's spot was counted as another: a 4 of three pips
+    and the spot (setup 1411 roll 22 at 1296x972). None otherwise.
+
+    The value is the count's; what changes is the evidence for it: the spot is set aside
+    (``glare``) and the lost pip is a doubt, so the count is a candidate that only a sure
+    dice profile confirms. Fewer pips are no face: two or one of a 3 or a 2 fit a face of
+    one more almost anyhow.
+    """
+    n = count.value
+    if lamp is None or not 4 <= n <= 6 or count.glare or count.side_pips:
+        return None
+    if count.layout_error < CLEAN_FIT:
+        return None
+    points = np.array(count.pips, np.float64)
+    at = np.array(centre, np.float64) + np.array(lamp, np.float64) * side
+    reach = spot_reach(spread)
+    for i in np.flatnonzero(np.hypot(*(points - at).T) / side <= reach):
+        rest = np.delete(points, i, axis=0)
+        fewer = replace(
+            count,
+            value=n - 1,
+            pips=tuple((float(x), float(y)) for x, y in rest),
+            layout_error=layout_error(rest.astype(np.float32), side),
+        )
+        lost = missing_pip(fewer, centre, side)
+        if lost is not None:
+            spot = (points[i] - np.array(centre)) / side
+            return replace(lost, glare=1, glare_at=(float(spot[0]), float(spot[1])))
+    return None
 
 
 def spot_as_pip(count: PipCount, side: float) -> PipCount | None:

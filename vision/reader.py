@@ -21,6 +21,7 @@ from vision.lamp import (
     frame_spread,
     hidden_by_lamp,
     lamp_confirmed,
+    lost_beside_spot,
     middle_as_spot,
     paint_at_centre,
     spot_as_pip,
@@ -50,6 +51,7 @@ from vision.pips import (
     detect_pips,
     face_crop,
     learn_die_side,
+    missing_pip,
     pulled_pip,
     share_pips,
 )
@@ -126,6 +128,18 @@ def _die(
     if hidden is not None and (_sure_of(taught, hidden.value) or _sure_of(probs, hidden.value)):
         # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
         count, pips = hidden, confidence(hidden)
+        value, conf = fuse_taught(count.value, pips, probs, taught)
+    # a pip lost in a highlight on the rim, as the profile, which knows these dice, reads;
+    # not on a die touching another (its pips may be shared to the neighbour, or its face
+    # lean into the seam) or one the lean check doubts
+    lost = (
+        missing_pip(count, found.region.center, side)
+        or lost_beside_spot(count, found.region.center, side, lamp, spread)
+        if conf < MIN_CONFIDENCE and not (doubted or touching)
+        else None
+    )
+    if lost is not None and _sure_of(taught, lost.value):
+        count, pips = lost, confidence(lost)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE or count.glare_darker else None
     if restored is not None and (not restored.glare or _sure_of(taught, restored.value)):

@@ -3,6 +3,8 @@ pips, a die of side SIDE at CENTRE with its pips there, its candidate, and a sur
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from vision.found import Found
@@ -23,8 +25,8 @@ GRID = {
 }
 
 
-def pips(grid: list[tuple[int, int]], centre: tuple[float, float] = CENTRE) -> list[Pip]:
-    """Painted pips at the places ``grid`` names, each (u, v) in -1, 0, 1."""
+def pips(grid: Sequence[tuple[float, float]], centre: tuple[float, float] = CENTRE) -> list[Pip]:
+    """Painted pips at the places ``grid`` names, each (u, v) in -1, 0, 1 (or between)."""
     return [Pip(centre[0] + u * A * SIDE, centre[1] + v * A * SIDE, 40.0, 2.2) for u, v in grid]
 
 

@@ -1,0 +1,131 @@
+"""A pip lost where a highlight on the die's rim merged with it (vision.pips.missing_pip): the
+pips of a count that do not form a face of their number but form one of a pip more, centred
+on the die, are a candidate for that value, taken only where the dice profile is sure of it;
+so is a count whose lost pip's place was taken by the lamp's spot
+(vision.lamp.lost_beside_spot)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.vision.pip_faces import CENTRE, GRID, SIDE, A, found, pips, sure
+from vision.found import Found
+from vision.lamp import lost_beside_spot
+from vision.pips import CLEAN_FIT, GLARE_CAP, PipCount, assess, confidence, missing_pip
+from vision.reader import MIN_CONFIDENCE, _die, read_dice
+from vision.render import resolve_style
+from vision.segment import square_region
+from vision.setups import make_setup, teach_setup
+
+
+def _six_short_of(place: int) -> PipCount:
+    """A 6's count with the pip at ``place`` of its grid lost."""
+    grid = [p for i, p in enumerate(GRID[6]) if i != place]
+    return assess(pips(grid), CENTRE, SIDE, 0)
+
+
+@pytest.mark.parametrize("place", range(6))
+def test_a_6_one_pip_short_is_a_candidate_6(place: int) -> None:
+    five = _six_short_of(place)
+    assert five.value == 5 and confidence(five) < MIN_CONFIDENCE  # two columns, one short
+    six = missing_pip(five, CENTRE, SIDE)
+    assert six is not None and six.value == 6 and six.layout_error < 0.01
+    assert six.doubtful == five.doubtful + 1  # the lost pip is a doubt, never seen
+
+
+def test_a_clean_face_is_never_a_candidate_for_a_pip_more() -> None:
+    # a 4 fits a 5 with its middle empty, a 2 a 3: both fit cleanly as themselves
+    for value in (1, 2, 3, 4, 5, 6):
+        assert missing_pip(assess(pips(GRID[value]), CENTRE, SIDE, 0), CENTRE, SIDE) is None
+
+
+def test_a_face_a_pip_more_must_be_centred_on_the_die() -> None:
+    five = _six_short_of(2)
+    # the same pips on a die whose outline lies a quarter side away: the 6 they would
+    # complete is off that die's centre
+    off = (CENTRE[0] + 0.25 * SIDE, CENTRE[1])
+    assert missing_pip(five, off, SIDE) is None
+    # a count that set a side face aside is a judgement already: offered nothing more
+    assert missing_pip(dataclasses.replace(five, side_pips=1), CENTRE, SIDE) is None
+
+
+def test_the_reader_takes_the_lost_pip_only_where_the_profile_is_sure_of_it() -> None:
+    five = _six_short_of(3)
+    alone = _die(found(five), SIDE, None)
+    assert alone.value == 5 and alone.confidence < MIN_CONFIDENCE
+    taught = _die(found(five), SIDE, None, sure(6))
+    assert taught.value == 6 and taught.confidence >= MIN_CONFIDENCE
+    # the generic classifier, puzzled by highlights, does not confirm a pip never seen
+    assert _die(found(five), SIDE, sure(6), None).confidence < MIN_CONFIDENCE
+    # a profile sure of 5 agrees with a count that fits no 5: still unsure
+    assert _die(found(five), SIDE, None, sure(5)).confidence < MIN_CONFIDENCE
+    # nor on a die touching another, or one the lean check doubts: a leaning die's pips go
+    # missing into the seam, and its top face's value is no evidence
+    touching = Found(dataclasses.replace(square_region(CENTRE, SIDE), merged=2), five, CENTRE)
+    assert _die(touching, SIDE, None, sure(6), touching=True).confidence < MIN_CONFIDENCE
+    assert _die(found(five), SIDE, None, sure(6), doubted=True).confidence < MIN_CONFIDENCE
+    assert _die(found(five), SIDE, None, sure(6), leaning=True).confidence < MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize(
+    ("seed", "number", "size"),
+    [
+        # blue dice with a glossy rim: the highlight along one edge merged with a 6's pip
+        # into a blob no pip is, and the count read the other five, which form no 5
+        (2208, 14, (640, 480)),
+        # blue translucent dice: the rim took a 4's pip and the lamp's spot was counted in
+        # its place, three pips and the spot forming no face
+        (1411, 22, (1296, 972)),
+    ],
+)
+def test_a_die_whose_rim_highlight_took_a_pip_is_read_with_a_profile(
+    seed: int, number: int, size: tuple[int, int]
+) -> None:
+    setup = make_setup(seed, size, resolve_style("setup"))
+    assert setup is not None
+    profile = teach_setup(setup, 20)[0]  # 20 taught rolls, as the bench teaches
+    frame, truth = setup.roll(number, 0)
+    reading = read_dice(frame, setup.calibration, expected=6, profile=profile)
+    assert reading.ok, reading.reason
+    assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
+    without = read_dice(frame, setup.calibration, expected=6)
+    assert not without.ok  # without the profile the die stays unsure, as before
+
+
+LAMP = (0.13, 0.02)  # where the lamp's spot lies from a face's centre, in sides
+
+
+def _three_and_the_spot() -> PipCount:
+    """A 4 whose top-right pip was lost, counted with the lamp's spot as its fourth pip."""
+    grid = [(-1, -1), (-1, 1), (1, 1), (LAMP[0] / A, LAMP[1] / A)]
+    return assess(pips(grid), CENTRE, SIDE, 0)
+
+
+def test_a_4_of_three_pips_and_the_lamp_s_spot_is_a_candidate_4() -> None:
+    four = _three_and_the_spot()
+    assert four.value == 4 and four.layout_error >= CLEAN_FIT
+    assert confidence(four) < 0.2  # too poor a face for a profile's agreement to raise
+    candidate = lost_beside_spot(four, CENTRE, SIDE, LAMP)
+    assert candidate is not None and candidate.value == 4 and candidate.glare == 1
+    assert candidate.glare_at is not None
+    assert (
+        abs(candidate.glare_at[0] - LAMP[0]) < 0.01 and abs(candidate.glare_at[1] - LAMP[1]) < 0.01
+    )
+    assert candidate.doubtful == four.doubtful + 1
+    assert confidence(candidate) <= GLARE_CAP  # never sure on its own
+    # no lamp, or a lamp elsewhere: no spot there, nothing offered
+    assert lost_beside_spot(four, CENTRE, SIDE, None) is None
+    assert lost_beside_spot(four, CENTRE, SIDE, (-0.2, 0.2)) is None
+    # three pips and the spot of a 3 or a 2 would fit almost anything: never offered
+    three = assess(pips([(-1, -1), (1, 1), (LAMP[0] / A, LAMP[1] / A)]), CENTRE, SIDE, 0)
+    assert lost_beside_spot(three, CENTRE, SIDE, LAMP) is None
+
+
+def test_the_reader_takes_the_spot_and_the_lost_pip_only_with_a_sure_profile() -> None:
+    four = _three_and_the_spot()
+    assert _die(found(four), SIDE, None, sure(4), lamp=LAMP).confidence >= MIN_CONFIDENCE
+    assert _die(found(four), SIDE, None, sure(4), lamp=None).confidence < MIN_CONFIDENCE
+    assert _die(found(four), SIDE, sure(4), None, lamp=LAMP).confidence < MIN_CONFIDENCE
+    assert _die(found(four), SIDE, None, None, lamp=LAMP).confidence < MIN_CONFIDENCE
