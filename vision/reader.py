@@ -168,6 +168,18 @@ def _die(
         conf *= _shape_doubt(found.region, side)
     if leaning or looks_tilted(found, side):
         conf = min(conf, 0.3)
+    favoured = any(p is not None and int(np.argmax(p)) + 1 == value for p in (probs, taught))
+    if conf < MIN_CONFIDENCE and value == count.value and not favoured:
+        # an unsure die is reported as the face its pips fit best, for the person who
+        # straightens it or says what it shows: a count whose pips form no face of their
+        # number but one of a pip more lost a pip; no second opinion favours the count's
+        # value
+        guess = missing_pip(count, found.region.center, side)
+        aside = spot_as_pip(count, side)
+        if guess is not None:
+            value = guess.value
+        elif aside is not None and _sure_of(probs, aside.value):
+            value = aside.value
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
 
 

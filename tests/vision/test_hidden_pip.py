@@ -45,7 +45,8 @@ def test_the_reader_takes_the_hidden_pip_only_where_a_sure_second_opinion_reads_
     four = assess(pips(FIVE[1:]), CENTRE, SIDE, 0)
     lamp = (-0.2, -0.22)
     alone = _die(found(four), SIDE, None, lamp=lamp)
-    assert alone.value == 4 and alone.confidence < MIN_CONFIDENCE
+    # unsure, and reported as the 5 its pips fit (see vision.pips.missing_pip)
+    assert alone.value == 5 and alone.confidence < MIN_CONFIDENCE
     agreed = _die(found(four), SIDE, sure(5), lamp=lamp)
     assert agreed.value == 5 and agreed.confidence >= MIN_CONFIDENCE
     taught = _die(found(four), SIDE, None, sure(5), lamp=lamp)
