@@ -7,6 +7,7 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import cv2
@@ -482,6 +483,10 @@ def read_dice(
         # a face turned off its die's outline is a leaning die's
         leaning = leaning or turned
         die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching)
+        if turned and die.value == f.count.value == 3:
+            # one column of a 6, the other hidden or given to a neighbour: reported as the
+            # 6 it is part of (unsure, as a leaning die is)
+            die = replace(die, value=6)
         if leaning:
             tilted.append(die)
         dice.append(die)

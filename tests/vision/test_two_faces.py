@@ -101,6 +101,22 @@ def test_a_leaning_6_read_as_one_column_is_refused(seed: int, number: int) -> No
     assert [f.count.value for f in turned] == [3]
     reading = read_dice(frame, setup.calibration, expected=6)
     assert not reading.ok and reading.reason.endswith("is leaning: shake again")
+    # reported as the 6 the column is part of, and unsure
+    die = min(reading.dice, key=lambda d: np.hypot(*np.subtract(d.center, turned[0].centre)))
+    assert die.value == 6 and die.confidence < MIN_CONFIDENCE
+
+
+def test_a_flat_6_read_as_one_column_is_reported_as_a_6() -> None:
+    # setup 2401 roll 14 at 1296x972: a flat 6 whose other column was not counted read as a
+    # 3 turned off its outline; refused as leaning, and shown as the 6 it is
+    setup = make_setup(2401, (1296, 972), resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(14, 0)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok
+    die = min(reading.dice, key=lambda d: np.hypot(d.center[0] - 217, d.center[1] - 197))
+    want = min(truth["dice"], key=lambda d: np.hypot(d["center"][0] - 217, d["center"][1] - 197))
+    assert die.value == want["value"] == 6 and die.confidence < MIN_CONFIDENCE
 
 
 def test_flat_dice_form_faces_along_their_outlines() -> None:
