@@ -169,19 +169,36 @@ def _die(
         conf *= _shape_doubt(found.region, side)
     if leaning or looks_tilted(found, side):
         conf = min(conf, 0.3)
-    favoured = any(p is not None and int(np.argmax(p)) + 1 == value for p in (probs, taught))
-    if conf < MIN_CONFIDENCE and value == count.value and not favoured:
-        # an unsure die is reported as the face its pips fit best, for the person who
-        # straightens it or says what it shows: a count whose pips form no face of their
-        # number but one of a pip more lost a pip; no second opinion favours the count's
-        # value
-        guess = missing_pip(count, found.region.center, side)
-        aside = spot_as_pip(count, side)
-        if guess is not None:
-            value = guess.value
-        elif aside is not None and _sure_of(probs, aside.value):
-            value = aside.value
+    if conf < MIN_CONFIDENCE:
+        value = _best_guess(count, value, probs, taught, found.region.center, side)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
+
+
+def _best_guess(
+    count: PipCount,
+    value: int,
+    probs: np.ndarray | None,
+    taught: np.ndarray | None,
+    centre: tuple[float, float],
+    side: float,
+) -> int:
+    """The value to report for an unsure die read as ``value`` from ``count``: the face its
+    pips fit best, for the person who straightens it or says what it shows. Where no second
+    opinion favours the count's value, a count whose pips form no face of their number but
+    one of a pip more lost a pip (:func:`vision.pips.missing_pip`), and a 2 or a 4 whose
+    set-aside spot completes a 3 or a 5 (:func:`vision.lamp.spot_as_pip`) is that face where
+    the classifier is sure of it. The die's confidence is not this function's to change."""
+    if value != count.value:
+        return value  # a second opinion's value already
+    if any(p is not None and int(np.argmax(p)) + 1 == value for p in (probs, taught)):
+        return value
+    guess = missing_pip(count, centre, side)
+    if guess is not None:
+        return guess.value
+    aside = spot_as_pip(count, side)
+    if aside is not None and _sure_of(probs, aside.value):
+        return aside.value
+    return value
 
 
 CONTEST = 0.5  # a second opinion this sure of another value contests a count
