@@ -121,6 +121,7 @@ def without_lamp(
     ]
     kept = tuple(d for d, e in zip(count.doubt_at, explained, strict=True) if not e)
     strengths = tuple(v for v, e in zip(count.doubt_strength, explained, strict=False) if not e)
+    idle = tuple(v for v, e in zip(count.doubt_idle, explained, strict=False) if not e)
     if not glare and not swollen and len(kept) == len(count.doubt_at):
         return None
     cleared = len(count.doubt_at) - len(kept)
@@ -130,10 +131,48 @@ def without_lamp(
         doubtful=count.doubtful - cleared,
         doubt_at=kept,
         doubt_strength=strengths,
+        doubt_idle=idle,
         swollen_at=None if swollen else count.swollen_at,
         swollen_shift=None if swollen else count.swollen_shift,
         size_spread=count.even_spread if swollen else count.size_spread,
     )
+
+
+STRAY_OUT = 0.16  # sides: no face has a pip between LAMP_CENTRE and this far from its centre
+# (a middle pip lies within pips.MIDDLE_OFF of it, every other pip a quarter side out or more)
+
+
+def stray_spot(count: PipCount) -> bool:
+    """Whether the blob the count set aside as the lamp's reflection is one by itself, with no
+    lamp to compare it with: it lies where no face has a pip (beyond LAMP_CENTRE of the face's
+    centre, within STRAY_OUT), no larger than the pips (SPOT_SIZE), and is either much smaller
+    than them (SPOT_AREA: no middle pip measures so small) or a peak falling off smoothly
+    (PEAKED: a painted pip is a flat disc). One darker than the die's body, as a pip washed
+    out by the spot is on a light die (a crescent, small and pulled off the centre), is not.
+    A tower whose calibration saw no lamp (its flat dice showed the spot on their pips) and a
+    frame whose spots lie where only one or two dice show them meet it."""
+    if not count.glare or count.glare_at is None or count.glare_darker:
+        return False
+    out = float(np.hypot(*count.glare_at))
+    return bool(
+        LAMP_CENTRE < out <= STRAY_OUT
+        and count.glare_size <= SPOT_SIZE
+        and (_small_spot(count) or count.glare_plateau < PEAKED)
+    )
+
+
+def explain(
+    count: PipCount, lamp: tuple[float, float] | None, spread: float | None = None
+) -> tuple[PipCount, bool]:
+    """The count as the reader scores it, and whether the frame's lamp explained part of it
+    (see :func:`without_lamp`: the classifier, which knows no lamp, may then not veto it).
+    A set-aside blob that neither the lamp nor anything else explains but that is a stray
+    spot by itself (see :func:`stray_spot`) is no longer doubted either."""
+    explained = without_lamp(count, lamp, spread)
+    scored = count if explained is None else explained
+    if stray_spot(scored):
+        scored = replace(scored, glare=0)
+    return scored, explained is not None
 
 
 def _small_at_centre(count: PipCount, lamp: tuple[float, float], reach: float) -> bool:
@@ -390,6 +429,7 @@ def hidden_by_lamp(
         doubtful=max(0, count.doubtful - sum(merged)),
         doubt_at=kept,
         doubt_strength=strengths,
+        doubt_idle=(),  # judged against the count of n pips: each doubt weighs in full
     )
 
 
@@ -469,6 +509,7 @@ def spot_as_pip(count: PipCount, side: float) -> PipCount | None:
         value=count.value + 1,
         pips=(*count.pips, (float(spot[0]), float(spot[1]))),
         layout_error=error,
+        doubt_idle=(),
     )
     if count.glare_darker:  # paint: the count is a count, not a judgement of the lamp
         return replace(restored, glare=0, glare_at=None, glare_darker=False)
@@ -505,4 +546,5 @@ def middle_as_spot(count: PipCount, side: float) -> PipCount | None:
         glare_darker=False,
         middle_at=None,
         middle_share=(1.0, 1.0),
+        doubt_idle=(),
     )

@@ -60,6 +60,8 @@ class PipCount:
     doubt_at: tuple[tuple[float, float], ...] = ()  # where the nearly-pip blobs on the face
     # lie from its centre, in sides along the frame's axes
     doubt_strength: tuple[float, ...] = ()  # ... and their contrast (as ``contrast``)
+    doubt_idle: tuple[bool, ...] = ()  # ... and whether the pips with it form no face of a
+    # pip more centred on the die: such a blob would change the count to no face
     swollen_at: tuple[float, float] | None = None  # a pip much larger than the others (a
     # reflection on it): where it lies from the face's centre, in sides along the frame's axes
     swollen_shift: tuple[float, float] | None = None  # ... how far from its place in the
@@ -250,7 +252,12 @@ def missing_pip(count: PipCount, centre: tuple[float, float], side: float) -> Pi
     if error >= CLEAN_FIT or offset > MISSING_AT_CENTRE:
         return None
     return replace(
-        count, value=n + 1, layout_error=error, doubtful=count.doubtful + 1, centre_offset=offset
+        count,
+        value=n + 1,
+        layout_error=error,
+        doubtful=count.doubtful + 1,
+        centre_offset=offset,
+        doubt_idle=(),  # judged against the count of n pips: each doubt weighs in full
     )
 
 
@@ -758,6 +765,7 @@ def assess(
     beyond = 0
     doubt_at: tuple[tuple[float, float], ...] = ()
     doubt_strength: tuple[float, ...] = ()
+    doubt_idle: tuple[bool, ...] = ()
     if near:
         others = np.array([(p.x, p.y) for p in near], np.float32)
         on_face = _grid_distance(points, others, side) <= OFF_GRID
@@ -768,6 +776,7 @@ def assess(
             for x, y in others[on_face]
         )
         doubt_strength = tuple(p.strength for p, on in zip(near, on_face, strict=True) if on)
+        doubt_idle = tuple(not _completes(points, (x, y), centre, side) for x, y in others[on_face])
         beyond = len(near) - int(np.count_nonzero(on_face))
     areas = np.array([p.area for p in pips])
     spread = size_spread(areas) if len(areas) > 1 else 0.0
@@ -789,6 +798,7 @@ def assess(
         glare_at=None if glare_at is None else (float(glare_at[0]), float(glare_at[1])),
         doubt_at=doubt_at,
         doubt_strength=doubt_strength,
+        doubt_idle=doubt_idle,
         swollen_at=swollen_at,
         swollen_shift=swollen_shift,
         even_spread=even_spread,
@@ -798,6 +808,36 @@ def assess(
         middle_share=middle_share,
         glare_darker=glare_darker,
     )
+
+
+def _completes(
+    points: np.ndarray, blob: tuple[float, float], centre: tuple[float, float], side: float
+) -> bool:
+    """Whether the face pips ``points`` (pixels) with ``blob`` form a face of a pip more:
+    together they fit its layout loosely (GOOD_FIT), each within BLOB_AT_PLACE of a place
+    of it, and the face is centred on the die (``centre``) within MISSING_AT_CENTRE.
+    Only then may that nearly-pip blob be the pip the count lacks: a 1's pip and a blob at
+    its corner, a 2 and a blob beside one of its pips, a 5 and a sixth blob form no face. A
+    6 has no face of a pip more; its doubts keep their weight (a pip of it may be the wrong
+    blob)."""
+    if len(points) >= 6:
+        return True
+    every = np.vstack([points, np.array([blob], np.float32)]).astype(np.float32)
+    middle = mean_of(every, 0)
+    gap = middle - np.array(centre, np.float32)
+    if float(np.sqrt(gap.dot(gap)) / side) > MISSING_AT_CENTRE:
+        return False
+    error, turn, a = _fit(every, side)
+    if error >= GOOD_FIT:
+        return False
+    _templates(len(every))
+    places = _TEMPLATE_XY[len(every)][:, turn, 0, :] * a  # (2, pips), sides from the middle
+    at = (every - middle) / np.float32(side)  # (pips, 2)
+    gaps = np.hypot(at[:, 0, None] - places[0], at[:, 1, None] - places[1])  # (pips, places)
+    return bool(gaps.min(axis=1).max() < BLOB_AT_PLACE)
+
+
+BLOB_AT_PLACE = 0.1  # sides: a pip's radius, as far as a pip strays from its place
 
 
 def _middle(
@@ -908,7 +948,8 @@ def confidence(count: PipCount) -> float:
     score *= float(np.exp(-((count.layout_error / 0.06) ** 2)))
     score *= float(np.exp(-((max(0.0, count.size_spread - 0.25) / 0.3) ** 2)))
     score *= min(1.0, max(0.0, (count.contrast - 1.0) / 0.6))
-    score *= 0.6**count.doubtful * BEYOND_DOUBT**count.beyond
+    idle = min(count.doubtful, sum(count.doubt_idle))  # blobs that would make no face
+    score *= 0.6 ** (count.doubtful - idle) * BEYOND_DOUBT ** (count.beyond + idle)
     if count.side_pips:  # which pips are the top face's is a judgement: never sure
         score = min(score, SIDE_FACE_CAP)
     if count.glare:  # so is which blob is the lamp's: only a sure second opinion confirms it

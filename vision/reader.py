@@ -18,6 +18,7 @@ from vision.classify import face_patch, load_classifier
 from vision.detect import load_detector, load_single
 from vision.found import Found
 from vision.lamp import (
+    explain,
     frame_lamp,
     frame_spread,
     hidden_by_lamp,
@@ -27,7 +28,6 @@ from vision.lamp import (
     paint_at_centre,
     spot_as_pip,
     spot_for_middle,
-    without_lamp,
 )
 from vision.lean import (
     WALL_REACH,
@@ -121,10 +121,9 @@ def _die(
     ``leaning``: the lean check calls the die leaning, or its pips form a face turned away
     from its calibrated outline (see :func:`vision.lean.face_off_outline`: no face of that
     die): it stays unsure, whatever a second opinion reads."""
-    explained = without_lamp(found.count, lamp, spread)
-    count = found.count if explained is None else explained
+    count, explained = explain(found.count, lamp, spread)
     pips = confidence(count)
-    value, conf = fuse_taught(count.value, pips, probs, taught, veto=explained is None)
+    value, conf = fuse_taught(count.value, pips, probs, taught, veto=not explained)
     hidden = hidden_by_lamp(count, lamp, side) if conf < MIN_CONFIDENCE else None
     if hidden is not None and (_sure_of(taught, hidden.value) or _sure_of(probs, hidden.value)):
         # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
@@ -474,7 +473,7 @@ def read_dice(
     for f, probs, known in zip(readable, opinions, taught, strict=True):
         # a touching die is judged leaning from a count the reader could score: the count
         # with what the lamp explains taken out, as _die scores it
-        scored = without_lamp(f.count, lamp, spread)
+        scored, _ = explain(f.count, lamp, spread)
         leaning = looks_tilted(f, side) or (
             far and frame_leaning(image, f, readable, calibration, cal_far, scored)
         )
