@@ -818,10 +818,13 @@ def _completes(
     of it, and the face is centred on the die (``centre``) within MISSING_AT_CENTRE.
     Only then may that nearly-pip blob be the pip the count lacks: a 1's pip and a blob at
     its corner, a 2 and a blob beside one of its pips, a 5 and a sixth blob form no face. A
-    6 has no face of a pip more; its doubts keep their weight (a pip of it may be the wrong
-    blob)."""
-    if len(points) >= 6:
-        return True
+    6 has no face of a pip more: a blob in the empty middle (SIX_MIDDLE) of a 6 whose pips
+    fit their places cleanly (CLEAN_FIT) changes nothing; beside a loose one it keeps its
+    weight (a pip of the 6 may be a stray blob, and that blob the pip), and so does one at
+    the rim, where a leaning die shows its side face's pips."""
+    if len(points) >= 6:  # a blob in a clean 6's empty middle, where no side face shows
+        gap = np.asarray(blob, np.float32) - mean_of(points, 0)
+        return float(np.hypot(*gap)) / side > SIX_MIDDLE or _fit(points, side)[0] >= CLEAN_FIT
     every = np.vstack([points, np.array([blob], np.float32)]).astype(np.float32)
     middle = mean_of(every, 0)
     gap = middle - np.array(centre, np.float32)
@@ -838,6 +841,8 @@ def _completes(
 
 
 BLOB_AT_PLACE = 0.1  # sides: a pip's radius, as far as a pip strays from its place
+SIX_MIDDLE = 0.16  # sides from a 6's centre: its empty middle (its nearest pips lie 0.27 out,
+# a pip's radius under 0.1); a leaning die's side face shows its pips at the rim, never there
 
 
 def _middle(

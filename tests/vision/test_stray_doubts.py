@@ -13,8 +13,19 @@ import pytest
 
 from tests.vision.pip_faces import CENTRE, SIDE, A, face, found, pips
 from vision.lamp import STRAY_OUT, explain, stray_spot
-from vision.pips import BEYOND_DOUBT, GLARE_CAP, Pip, PipCount, assess, confidence, missing_pip
-from vision.reader import MIN_CONFIDENCE, _die
+from vision.pips import (
+    BEYOND_DOUBT,
+    CLEAN_FIT,
+    GLARE_CAP,
+    Pip,
+    PipCount,
+    assess,
+    confidence,
+    missing_pip,
+)
+from vision.reader import MIN_CONFIDENCE, _die, read_dice
+from vision.render import resolve_style
+from vision.setups import make_setup
 
 
 def with_spot(value: int, at: tuple[float, float], size: float = 0.35, plateau: float = 1.0):
@@ -77,7 +88,8 @@ def test_a_blob_at_a_ones_corner_forms_no_face_with_its_pip() -> None:
         (4, (0, 0), False),  # a 4 and its middle: a 5
         (2, (1, -1), True),  # a 2 and a third corner: no face
         (5, (1, 0), True),  # a 5 and a sixth blob: no face
-        (6, (0, 0), False),  # a 6 has no face of a pip more: its doubts weigh in full
+        (6, (0, 0), True),  # a clean 6: a blob at its centre makes no face, nor replaces a pip
+        (6, (1, 1.6), False),  # at the rim: a leaning die's side face shows its pips there
     ],
 )
 def test_a_blob_is_a_doubt_only_where_it_completes_a_face(value, blob, idle) -> None:
@@ -119,3 +131,24 @@ def test_counts_made_before_doubts_were_judged_keep_their_weight() -> None:
     count = PipCount(1, ((100.0, 100.0),), 0.0, 0.0, 2.2, 1, 0.0)
     assert count.doubt_idle == ()
     assert confidence(count) == pytest.approx(0.6)
+
+
+def test_a_six_that_fits_its_face_only_loosely_weighs_its_doubts_in_full() -> None:
+    # one pip well off its place (a sixth of a side): the blob may be that pip, and the count a
+    # 6 only by taking a stray blob for it
+    loose = [(-1, -1), (1, -1), (-1, 0), (1, 0.6), (-1, 1), (1, 1)]
+    count = assess(pips(loose), CENTRE, SIDE, 0, [faint(0, 0)])
+    assert count.layout_error >= CLEAN_FIT
+    assert count.doubt_idle == (False,)
+
+
+@pytest.mark.slow
+def test_a_leaning_six_whose_side_face_pips_lie_at_its_rim_is_not_scored() -> None:
+    # setup 2100 roll 15 at 1296x972: a clean 6 leaning on its neighbour, three of its side
+    # face's pips counted as nearly-pip blobs along one edge; were they idle, the classifier's
+    # sure 6 would have scored it
+    setup = make_setup(2100, (1296, 972), resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(15, 1)
+    assert any(d["cocked"] for d in truth["dice"])
+    assert not read_dice(frame, setup.calibration, expected=6).ok
