@@ -155,6 +155,7 @@ def _die(
         _sure_of(taught, value) or _sure_of(probs, value)
     ):
         conf = min(conf, GLARE_CAP)
+    spot_in_middle: PipCount | None = None  # the count with a suspect middle pip set aside
     if spot_for_middle(count, lamp, spread) and not _sure_of(taught, value):
         aside = middle_as_spot(count, side)
         if aside is not None and _sure_of(taught, aside.value):
@@ -164,12 +165,13 @@ def _die(
             value, conf = fuse_taught(count.value, pips, None, taught)
         else:
             conf = min(conf, GLARE_CAP)  # a middle pip that may be the lamp's spot
+            spot_in_middle = aside
     if not found.near_view:
         conf *= _shape_doubt(found.region, side)
     if leaning or looks_tilted(found, side):
         conf = min(conf, 0.3)
     if conf < MIN_CONFIDENCE:
-        value = _best_guess(count, value, probs, taught, found.region.center, side)
+        value = _best_guess(count, value, probs, taught, found.region.center, side, spot_in_middle)
     return Die(value=value, center=found.centre, box=found.region.box, confidence=conf)
 
 
@@ -180,16 +182,24 @@ def _best_guess(
     taught: np.ndarray | None,
     centre: tuple[float, float],
     side: float,
+    spot_in_middle: PipCount | None = None,
 ) -> int:
     """The value to report for an unsure die read as ``value`` from ``count``: the face its
     pips fit best, for the person who straightens it or says what it shows. Where no second
     opinion favours the count's value, a count whose pips form no face of their number but
     one of a pip more lost a pip (:func:`vision.pips.missing_pip`), and a 2 or a 4 whose
     set-aside spot completes a 3 or a 5 (:func:`vision.lamp.spot_as_pip`) is that face where
-    the classifier is sure of it. The die's confidence is not this function's to change."""
+    the classifier is sure of it. A 3 or a 5 whose middle pip may be the lamp's spot
+    (``spot_in_middle``: the count without it, see :func:`vision.lamp.middle_as_spot`) is
+    reported as that 2 or 4 unless the dice profile reads the count's value: the classifier,
+    which knows no lamp, takes the spot for a pip as readily as the count does (on the tower
+    setups every such die left unsure showed the 2 or 4). The die's confidence is not this
+    function's to change."""
     if value != count.value:
         return value  # a second opinion's value already
-    if any(p is not None and int(np.argmax(p)) + 1 == value for p in (probs, taught)):
+    if spot_in_middle is not None and not (taught is not None and _favours(taught, value)):
+        return spot_in_middle.value
+    if any(p is not None and _favours(p, value) for p in (probs, taught)):
         return value
     guess = missing_pip(count, centre, side)
     if guess is not None:
@@ -208,6 +218,11 @@ def _contested(value: int, *opinions: np.ndarray | None) -> bool:
     return any(
         p is not None and int(np.argmax(p)) + 1 != value and p.max() >= CONTEST for p in opinions
     )
+
+
+def _favours(probs: np.ndarray, value: int) -> bool:
+    """Whether a second opinion finds ``value`` the likeliest."""
+    return int(np.argmax(probs)) + 1 == value
 
 
 def _sure_of(probs: np.ndarray | None, value: int) -> bool:

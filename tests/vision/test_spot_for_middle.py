@@ -69,7 +69,8 @@ def test_only_a_sure_profile_confirms_such_a_5_not_the_classifier() -> None:
     sure_5 = np.array([0.0, 0.0, 0.0, 0.02, 0.98, 0.0])
     # the classifier knows no lamp and takes the spot for a pip too
     die = _die(found, SIDE, sure_5, None, lamp=LAMP, spread=SPREAD)
-    assert die.value == 5 and die.confidence <= GLARE_CAP < MIN_CONFIDENCE
+    assert die.confidence <= GLARE_CAP < MIN_CONFIDENCE
+    assert die.value == 4  # unsure, and reported without the suspect pip (see _best_guess)
     taught = _die(found, SIDE, sure_5, sure_5, lamp=LAMP, spread=SPREAD)
     assert taught.value == 5 and taught.confidence >= MIN_CONFIDENCE
     elsewhere = _die(found, SIDE, sure_5, None, lamp=(0.3, 0.3), spread=SPREAD)
@@ -90,14 +91,15 @@ def values(truth: dict[str, list[dict[str, int]]]) -> tuple[int, ...]:
     return tuple(sorted(int(d["value"]) for d in truth["dice"]))
 
 
-@pytest.mark.parametrize(("number", "shown"), [(4, "5"), (11, "3")])
+@pytest.mark.parametrize(("number", "shown"), [(4, "4"), (11, "2")])
 def test_a_2_or_4_with_the_spot_at_its_centre_is_refused(
     glossy: Setup, number: int, shown: str
 ) -> None:
     frame, truth = glossy.roll(number, 0)
     reading = read_dice(frame, glossy.calibration, expected=6)
-    assert reading.values != values(truth)  # the spot is still counted as a pip ...
-    assert not reading.ok and f"looks like a {shown}" in reading.reason  # ... never scored
+    # the spot may be a pip: never scored, and reported as the face without it, which it is
+    assert not reading.ok and f"looks like a {shown}, confidence 0.45" in reading.reason
+    assert reading.values == values(truth)
 
 
 def test_real_5s_of_the_glossy_set_are_still_read_and_accepted(glossy: Setup) -> None:
@@ -115,4 +117,4 @@ def test_a_translucent_2_with_the_spot_at_its_centre_is_not_scored_as_a_3() -> N
     frame, truth = setup.roll(13, 0)
     reading = read_dice(frame, setup.calibration, expected=6)
     assert values(truth) == (1, 2, 3, 3, 3, 6)
-    assert not reading.ok and "looks like a 3" in reading.reason
+    assert not reading.ok and "looks like a 2, confidence 0.45" in reading.reason
