@@ -126,6 +126,7 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
     assert "★" in page.text_content(".option.best")
     assert page.text_content("#zilch-chance") == "16%"
     assert page.is_hidden("#announcement"), "an announcement made before the page loaded"
+    assert page.is_hidden("#play-again"), "play again shows only once the game is over"
 
     wait_for_seq(page, "tv", harness(example_table, "use/fix_tray"))
     assert page.locator("#tray .die.unsure").count() == 5
@@ -145,6 +146,9 @@ def test_tv_draws_each_kind_of_table(example_table: str, page_for: Any, artifact
     wait_for_seq(page, "tv", harness(example_table, "use/over"))
     assert page.text_content("#winner .winner-title") == "Dmitri wins!"
     assert page.is_hidden("#tray")
+    # the band under the table says how to play again, where the odds and coach stood
+    assert page.is_visible("#play-again") and page.is_hidden("#zilch-chance")
+    assert "Play again with the same players" in page.text_content("#play-again")
     winner, side = page.locator("#winner").bounding_box(), page.locator(".side").bounding_box()
     assert winner["x"] + winner["width"] <= side["x"], "the winner covers the log"
     assert page.evaluate("window.spoken")[-1] == "Dmitri wins with 10,350!"
