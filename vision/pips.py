@@ -243,20 +243,65 @@ def missing_pip(count: PipCount, centre: tuple[float, float], side: float) -> Pi
     must read, as :func:`vision.lamp.hidden_by_lamp`'s is. A 4 as a 5 with its middle
     empty, or a 2 as a 3, fits cleanly as itself and is never offered.
     """
+    lost = _lost_place(count, centre, side)
+    if lost is None:
+        return None
+    error, offset, _ = lost
+    return replace(
+        count,
+        value=count.value + 1,
+        layout_error=error,
+        doubtful=count.doubtful + 1,
+        centre_offset=offset,
+        doubt_idle=(),  # judged against the count of n pips: each doubt weighs in full
+    )
+
+
+def _lost_place(
+    count: PipCount, centre: tuple[float, float], side: float
+) -> tuple[float, float, np.ndarray] | None:
+    """For :func:`missing_pip`: the layout error of the face of a pip more, how far its
+    centre lies from the die's, and where its empty place lies (sides, from the frame's
+    origin); None where the count is offered no lost pip."""
     n = count.value
     if not 1 < n < 6 or count.side_pips or count.layout_error < CLEAN_FIT:
         return None
     points = np.array(count.pips, np.float64) / side
-    error, _, middle = gap_fit(points, n + 1)
+    error, place, middle = gap_fit(points, n + 1)
     offset = float(np.hypot(middle[0] - centre[0] / side, middle[1] - centre[1] / side))
     if error >= CLEAN_FIT or offset > MISSING_AT_CENTRE:
         return None
+    return error, offset, middle + place
+
+
+MERGED_REACH = 0.3  # sides: the empty place of a face lies within a pip spacing of the blob
+# that swallowed its pip (two neighbours of a 6's column lie 0.27 side apart)
+
+
+def merged_pip(count: PipCount, centre: tuple[float, float], side: float) -> PipCount | None:
+    """The count of a pip more where its lost pip (see :func:`missing_pip`) is seen: the
+    empty place of the face of a pip more lies beside the one blob much larger than the
+    others (SWOLLEN), two neighbouring pips merged into one by a highlight or blur and
+    counted once. That blob is two pips, so the count is no guess from the layout alone:
+    it keeps its doubts (no lost pip is added to them), and its pips' sizes are judged
+    without the merged blob. None otherwise."""
+    if count.swollen_at is None:
+        return None
+    lost = _lost_place(count, centre, side)
+    if lost is None:
+        return None
+    error, offset, place = lost
+    middle = face_centre(np.array(count.pips, np.float32)) / side
+    if float(np.hypot(*(middle + np.array(count.swollen_at) - place))) > MERGED_REACH:
+        return None
     return replace(
         count,
-        value=n + 1,
+        value=count.value + 1,
         layout_error=error,
-        doubtful=count.doubtful + 1,
         centre_offset=offset,
+        size_spread=count.even_spread,
+        swollen_at=None,
+        swollen_shift=None,
         doubt_idle=(),  # judged against the count of n pips: each doubt weighs in full
     )
 

@@ -52,6 +52,7 @@ from vision.pips import (
     detect_pips,
     face_crop,
     learn_die_side,
+    merged_pip,
     missing_pip,
     pulled_pip,
     share_pips,
@@ -128,6 +129,16 @@ def _die(
     if hidden is not None and (_sure_of(taught, hidden.value) or _sure_of(probs, hidden.value)):
         # a pip more, hidden under the lamp's spot, as a sure second opinion reads it
         count, pips = hidden, confidence(hidden)
+        value, conf = fuse_taught(count.value, pips, probs, taught)
+    # (judged on the pips as found: the lamp may have taken the merged blob for a pip it
+    # swelled, as it takes a reflection on one)
+    merged = (
+        merged_pip(found.count, found.region.center, side)
+        if conf < MIN_CONFIDENCE and not (doubted or touching)
+        else None
+    )
+    if merged is not None:  # two pips merged into one blob: the count of both, on its own
+        count, pips = merged, confidence(merged)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     # a pip lost in a highlight on the rim, as the profile, which knows these dice, reads;
     # not on a die touching another (its pips may be shared to the neighbour, or its face

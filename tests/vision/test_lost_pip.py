@@ -73,18 +73,19 @@ def test_the_reader_takes_the_lost_pip_only_where_the_profile_is_sure_of_it() ->
 
 
 @pytest.mark.parametrize(
-    ("seed", "number", "size"),
+    ("seed", "number", "size", "refused_without"),
     [
-        # blue dice with a glossy rim: the highlight along one edge merged with a 6's pip
-        # into a blob no pip is, and the count read the other five, which form no 5
-        (2208, 14, (640, 480)),
+        # blue dice with a glossy rim: the highlight joined two of a 6's pips into one
+        # blob, counted once, and the five blobs form no 5; without a profile it is read
+        # too, the lost pip being seen in that blob (see test_merged_pip)
+        (2208, 14, (640, 480), False),
         # blue translucent dice: the rim took a 4's pip and the lamp's spot was counted in
         # its place, three pips and the spot forming no face
-        (1411, 22, (1296, 972)),
+        (1411, 22, (1296, 972), True),
     ],
 )
 def test_a_die_whose_rim_highlight_took_a_pip_is_read_with_a_profile(
-    seed: int, number: int, size: tuple[int, int]
+    seed: int, number: int, size: tuple[int, int], refused_without: bool
 ) -> None:
     setup = make_setup(seed, size, resolve_style("setup"))
     assert setup is not None
@@ -94,7 +95,7 @@ def test_a_die_whose_rim_highlight_took_a_pip_is_read_with_a_profile(
     assert reading.ok, reading.reason
     assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
     without = read_dice(frame, setup.calibration, expected=6)
-    assert not without.ok  # without the profile the die stays unsure, as before
+    assert without.ok is not refused_without  # a lost pip guessed from the layout stays unsure
 
 
 LAMP = (0.13, 0.02)  # where the lamp's spot lies from a face's centre, in sides
