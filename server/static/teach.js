@@ -72,23 +72,25 @@
       note);
   }
 
-  /* A dice set missing a value is kept but not read with: it would refuse every die of that value. */
-  function untaughtWords(counts) {
-    const missing = (counts || []).map((n, i) => (n ? null : i + 1)).filter((v) => v !== null);
-    if (!missing.length) return "";
-    return " The tower reads with them once every value is taught: no die showed " +
-      missing.join(" or ") + "; roll and confirm more.";
+  /* A dice set missing a value is kept but not read with: it would refuse every die of that
+     value. The values no taught die showed are the service's word (taught.profile.untaught). */
+  function untaught() {
+    const profile = (status.taught || {}).profile;
+    return profile ? profile.untaught || [] : [];
   }
 
   function statusWords() {
+    const missing = untaught();
     if (status.learned) {
       return "The tower learned these dice from " + status.learned.dice + " dice (" +
         Math.round(status.learned.cv_accuracy * 100) + "% right on dice it had not seen). " +
-        "Saved to " + status.learned.path + "." + untaughtWords(status.learned.counts);
+        "Saved to " + status.learned.path + "." + (missing.length
+          ? " The tower reads with them once every value is taught: no die showed " +
+            missing.join(" or ") + "; roll and confirm more."
+          : "");
     }
     const taught = status.taught || {};
     const profile = taught.profile;
-    const missing = profile ? profile.untaught || [] : [];
     const known = !profile ? ""
       : missing.length ? "The tower keeps a dice set of " + taught.examples + " dice but reads " +
         "without it until every value is taught: no die showed " + missing.join(" or ") + ". "

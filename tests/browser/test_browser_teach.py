@@ -46,9 +46,21 @@ def test_the_host_teaches_the_tower_its_dice(
         page.locator(f"#teach-rolls [data-roll='{n}'] [data-confirm]").click()
         page.wait_for_selector(f"#teach-rolls [data-roll='{n}'].confirmed")
     assert "18 dice confirmed" in page.text_content("#teach-status")
+
+    # the service's answer names the values no taught die showed; the page says them
+    # (the service's list, here made to name a 6, is the page's one source for them)
+    def without_sixes(route: Any) -> None:
+        answer = route.fetch().json()
+        answer["taught"]["profile"]["untaught"] = [6]
+        route.fulfill(json=answer)
+
+    page.route("**/api/calibrate/teach/learn", without_sixes)
     page.click("#teach-learn")
     page.wait_for_selector("#teach-status.learned")
-    assert "learned these dice from 18 dice" in page.text_content("#teach-status")
+    learned = page.text_content("#teach-status")
+    assert "learned these dice from 18 dice" in learned
+    assert "reads with them once every value is taught: no die showed 6" in learned
+    page.unroute("**/api/calibrate/teach/learn")
     page.screenshot(path=str(artifacts / "teach-learned.png"), full_page=True)
 
     state_dir = live_table.config.calibration_path.parent
