@@ -241,7 +241,8 @@ def missing_pip(count: PipCount, centre: tuple[float, float], side: float) -> Pi
 
     The lost pip is a doubt, never seen: the count is a candidate a sure second opinion
     must read, as :func:`vision.lamp.hidden_by_lamp`'s is. A 4 as a 5 with its middle
-    empty, or a 2 as a 3, fits cleanly as itself and is never offered.
+    empty, or a 2 as a 3, fits cleanly as itself and is never offered. A lone pip is offered
+    a 2 where it lies as a 2's corner pip does (see :func:`_lost_beside_one`).
     """
     lost = _lost_place(count, centre, side)
     if lost is None:
@@ -264,6 +265,8 @@ def _lost_place(
     centre lies from the die's, and where its empty place lies (sides, from the frame's
     origin); None where the count is offered no lost pip."""
     n = count.value
+    if n == 1:
+        return _lost_beside_one(count, centre, side)
     if not 1 < n < 6 or count.side_pips or count.layout_error < CLEAN_FIT:
         return None
     points = np.array(count.pips, np.float64) / side
@@ -272,6 +275,30 @@ def _lost_place(
     if error >= CLEAN_FIT or offset > MISSING_AT_CENTRE:
         return None
     return error, offset, middle + place
+
+
+CORNER_REACH = (
+    float(LAYOUT_OFFSETS[0] * np.sqrt(2.0)) - 0.03,
+    float(LAYOUT_OFFSETS[-1] * np.sqrt(2.0)) + 0.03,
+)  # sides from a face's centre to its corner pips, at every layout offset, with blur
+
+
+def _lost_beside_one(
+    count: PipCount, centre: tuple[float, float], side: float
+) -> tuple[float, float, np.ndarray] | None:
+    """:func:`_lost_place` for a count of one pip: a lone pip (which a 1 shows at the die's
+    centre) that lies where a 2 has a corner pip, CORNER_REACH from the die's centre, is one
+    pip of a 2 whose other pip is lost across the centre from it. One pip fits a face of two
+    in any turn, so only its distance from the die's centre tells; the face of two is then
+    centred on the die by construction."""
+    if count.side_pips:
+        return None
+    pip = np.array(count.pips[0], np.float64) / side
+    middle = np.array(centre, np.float64) / side
+    out = float(np.hypot(*(pip - middle)))
+    if not CORNER_REACH[0] <= out <= CORNER_REACH[1]:
+        return None
+    return 0.0, 0.0, 2.0 * middle - pip
 
 
 MERGED_REACH = 0.3  # sides: the empty place of a face lies within a pip spacing of the blob

@@ -15,7 +15,7 @@ from tests.vision.conftest import nearest
 from tests.vision.pip_faces import CENTRE, GRID, SIDE, A, found, pips, sure
 from vision.found import Found
 from vision.lamp import lost_beside_spot
-from vision.pips import CLEAN_FIT, GLARE_CAP, PipCount, assess, confidence, missing_pip
+from vision.pips import CLEAN_FIT, GLARE_CAP, Pip, PipCount, assess, confidence, missing_pip
 from vision.reader import MIN_CONFIDENCE, _die, read_dice
 from vision.render import resolve_style
 from vision.segment import square_region
@@ -51,6 +51,28 @@ def test_a_face_a_pip_more_must_be_centred_on_the_die() -> None:
     assert missing_pip(five, off, SIDE) is None
     # a count that set a side face aside is a judgement already: offered nothing more
     assert missing_pip(dataclasses.replace(five, side_pips=1), CENTRE, SIDE) is None
+
+
+@pytest.mark.parametrize("corner", [(-1, -1), (1, -1), (1, 1), (-1, 1)])
+def test_a_lone_pip_where_a_2_has_a_corner_pip_is_a_candidate_2(corner: tuple[int, int]) -> None:
+    # the 2's other pip joined by a highlight into a blob no pip is: one pip counted, a
+    # corner's reach from the die's centre, where a 1's pip never lies
+    one = assess(pips([corner]), CENTRE, SIDE, 0)
+    assert one.value == 1 and confidence(one) < MIN_CONFIDENCE  # its pip off the centre
+    two = missing_pip(one, CENTRE, SIDE)
+    assert two is not None and two.value == 2 and two.doubtful == one.doubtful + 1
+    assert _die(found(one), SIDE, None, sure(2)).confidence >= MIN_CONFIDENCE
+    alone = _die(found(one), SIDE, None)
+    assert alone.value == 2 and alone.confidence < MIN_CONFIDENCE  # reported as it fits
+    # a classifier sure of the 2 takes nothing: it is not asked about a lost pip
+    assert _die(found(one), SIDE, sure(2)).confidence < MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize("reach", [0.0, 0.15, 0.55])
+def test_a_lone_pip_elsewhere_on_the_die_is_no_2(reach: float) -> None:
+    # at the centre a 1; a fifth of a side out, or at the rim, no pip of any 2
+    one = assess([Pip(CENTRE[0] + reach * SIDE, CENTRE[1], 40.0, 2.2)], CENTRE, SIDE, 0)
+    assert one.value == 1 and missing_pip(one, CENTRE, SIDE) is None
 
 
 def test_the_reader_takes_the_lost_pip_only_where_the_profile_is_sure_of_it() -> None:
