@@ -467,6 +467,18 @@ def nearest_wall(calibration: Calibration, point: tuple[float, float]) -> tuple[
     return name, float(gap) / calibration.die_side
 
 
+def free_standing(found: Found, calibration: Calibration) -> bool:
+    """Whether ``found`` has nothing to lean on: a lone die (no neighbour in its region)
+    at least WALL_REACH from every wall of a calibration that witnessed a far camera (where
+    a flat die shows no side face). A die leans on a wall or on another die, never on the
+    open floor."""
+    return (
+        found.region.merged == 1
+        and far_calibration(calibration)
+        and nearest_wall(calibration, found.centre)[1] >= WALL_REACH
+    )
+
+
 def frame_leaning(
     image: np.ndarray,
     found: Found,

@@ -912,6 +912,16 @@ def _completes(
     return bool(gaps.min(axis=1).max() < BLOB_AT_PLACE)
 
 
+def free_six(count: PipCount) -> PipCount:
+    """The count of a die with nothing to lean on (see :func:`vision.lean.free_standing`):
+    a clean 6's nearly-pip blobs are all idle there, at its rim too. A 6 has no face of a
+    pip more, and a flat die shows no side face whose pips they could be (:func:`_completes`
+    keeps a rim blob's weight only for that). Any other count is returned as it is."""
+    if count.value != 6 or count.layout_error >= CLEAN_FIT or not count.doubt_at:
+        return count
+    return replace(count, doubt_idle=(True,) * len(count.doubt_at))
+
+
 BLOB_AT_PLACE = 0.1  # sides: a pip's radius, as far as a pip strays from its place
 SIX_MIDDLE = 0.16  # sides from a 6's centre: its empty middle (its nearest pips lie 0.27 out,
 # a pip's radius under 0.1); a leaning die's side face shows its pips at the rim, never there

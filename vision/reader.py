@@ -37,6 +37,7 @@ from vision.lean import (
     face_off_outline,
     far_calibration,
     frame_leaning,
+    free_standing,
     looks_tilted,
     nearest_wall,
 )
@@ -51,6 +52,7 @@ from vision.pips import (
     count_pips,
     detect_pips,
     face_crop,
+    free_six,
     learn_die_side,
     merged_pip,
     missing_pip,
@@ -481,6 +483,11 @@ def read_dice(
     cal_far = calibration is not None and far_calibration(calibration)
     candidates = [f for f in found if f.count.value <= 6]
     readable = candidates if cal_far else agreed_near_views(candidates, side, middle)
+    if calibration is not None:  # a die with nothing to lean on shows no side face's pips
+        readable = [
+            replace(f, count=free_six(f.count)) if free_standing(f, calibration) else f
+            for f in readable
+        ]
     dice: list[Die] = []
     tilted: list[Die] = []
     # a camera far above (no near view agreed by the frame's dice) sees no side face of a
