@@ -14,7 +14,7 @@ import cv2
 import pytest
 
 from vision.calibration import Calibration
-from vision.reading import Die
+from vision.reading import Die, Reading
 from vision.render import random_scene
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "vision"
@@ -68,6 +68,20 @@ def labelled_folder(folder: Path, seeds: Iterable[int], dice: int = 4) -> Path:
         lines.append(json.dumps({"image": f"p{i}.png", "dice": boxes}))
     (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
     return folder
+
+
+def flat_roll(seed: int, number: int, size: tuple[int, int]) -> tuple[Reading, tuple[int, ...]]:
+    """Flat roll ``number`` of tower setup ``seed`` at ``size``, read as the tower reads it
+    without a profile, and the values it truly shows, sorted."""
+    from vision.reader import read_dice
+    from vision.render import resolve_style
+    from vision.setups import make_setup
+
+    setup = make_setup(seed, size, resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(number, 0)
+    values = tuple(sorted(int(d["value"]) for d in truth["dice"]))
+    return read_dice(frame, setup.calibration, expected=6), values
 
 
 def nearest(dice: tuple[Die, ...], center: list[float], radius: float) -> Die | None:
