@@ -123,7 +123,10 @@ def _die(
     :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either.
     ``leaning``: the lean check calls the die leaning, or its pips form a face turned away
     from its calibrated outline (see :func:`vision.lean.face_off_outline`: no face of that
-    die): it stays unsure, whatever a second opinion reads."""
+    die): it stays unsure, whatever a second opinion reads. An unsure count whose lost pip
+    lies in its one swollen blob (see :func:`vision.pips.merged_pip`: two pips joined by a
+    highlight) is the count of both on its own word, as any count a second opinion may
+    veto; a lost pip only guessed from the layout needs a sure dice profile."""
     count, explained = explain(found.count, lamp, spread)
     pips = confidence(count)
     value, conf = fuse_taught(count.value, pips, probs, taught, veto=not explained)
