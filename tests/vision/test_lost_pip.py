@@ -104,6 +104,10 @@ def test_the_reader_takes_the_lost_pip_only_where_the_profile_is_sure_of_it() ->
         # blue translucent dice: the rim took a 4's pip and the lamp's spot was counted in
         # its place, three pips and the spot forming no face
         (1411, 22, (1296, 972), True),
+        # translucent green dice: a specular highlight joined a 2's pip into a blob too
+        # large for a pip, and the count read one pip off the centre (a lone pip at a 2's
+        # corner, pips._lost_beside_one)
+        (3409, 4, (640, 480), True),
     ],
 )
 def test_a_die_whose_rim_highlight_took_a_pip_is_read_with_a_profile(

@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from tests.vision.conftest import flat_roll
 from tests.vision.pip_faces import CENTRE, SIDE, A, face, found, pips
 from vision.lamp import STRAY_OUT, explain, stray_spot
 from vision.pips import (
@@ -152,3 +153,13 @@ def test_a_leaning_six_whose_side_face_pips_lie_at_its_rim_is_not_scored() -> No
     frame, truth = setup.roll(15, 1)
     assert any(d["cocked"] for d in truth["dice"])
     assert not read_dice(frame, setup.calibration, expected=6).ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", [5, 11])
+def test_a_tower_whose_calibration_saw_no_lamp_reads_its_2s_with_a_stray_spot(number: int) -> None:
+    # setup 1604 at 640x480: black glossy dice; a 2 with a small spot 0.08 side from its
+    # centre, which no lamp explains, was capped at 0.45 and the roll refused
+    reading, values = flat_roll(1604, number, (640, 480))
+    assert reading.ok, reading.reason
+    assert reading.values == values
