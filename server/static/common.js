@@ -98,9 +98,14 @@ const Zilch = (() => {
      a pause, so a TV left on never needs a reload. */
   const RETRY_MS = 3000;
 
+  function announce(state) {
+    document.dispatchEvent(new CustomEvent("zilch:state", { detail: state }));
+  }
+
   function live(onState, onStatus) {
     let lastSeq = -1;
     let dropped = false;
+    let early = null;  /* the newest state that came before the page's scripts had all run */
     const deliver = (state) => {
       /* The first fetch and the stream can cross: never step back in time. seq numbers
          the table's whole journal, so a state of another game (the idle table before
@@ -109,8 +114,17 @@ const Zilch = (() => {
       if (seq !== null && seq < lastSeq) return;
       if (seq !== null) lastSeq = seq;
       onState(state);
-      /* the page's own additions (correct.js) follow the same states, after the page */
-      document.dispatchEvent(new CustomEvent("zilch:state", { detail: state }));
+      /* the page's own additions (host.js, correct.js) follow the same states, after the
+         page; a state that comes while the page is still loading them (the first fetch can
+         answer before a later script has arrived) is told once every script has run */
+      if (document.readyState !== "loading") {
+        announce(state);
+      } else {
+        if (early === null) {
+          document.addEventListener("DOMContentLoaded", () => announce(early), { once: true });
+        }
+        early = state;
+      }
     };
     const status = (online) => onStatus && onStatus(online);
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser_moments import open_phone
-from tower_pages import ADMIN_PIN, LiveTable
+from test_browser_moments import PHONE, open_phone
+from tower_pages import ADMIN_PIN, TABLE_PIN, LiveTable
 
 pytestmark = pytest.mark.browser
 
@@ -119,3 +120,33 @@ def test_host_renames_and_removes_a_player(
     page.screenshot(path=str(artifacts / "phone-host-rename-remove.png"), full_page=True)
     tv.screenshot(path=str(artifacts / "tv-player-left.png"))
     assert page.js_errors == [] and tv.js_errors == []
+
+
+def test_a_host_script_that_arrives_after_the_first_state_still_shows_the_host_panel(
+    live_table: LiveTable, page_for: Any
+) -> None:
+    # the page's first fetch of the state can answer while a later script is still on its
+    # way; that script must still be told the state, or the Host panel stays hidden until
+    # the table changes (seen once under load: no state came for a minute)
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = page_for(**PHONE)
+    states: list[str] = []
+    page.on("response", lambda r: states.append(r.url) if r.url.endswith("/api/state") else None)
+
+    def late(route: Any) -> None:
+        deadline = time.monotonic() + 10
+        while not states and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the state's answer is read and delivered meanwhile
+        route.continue_()
+
+    page.route("**/host.js", late)
+    page.goto(live_table.url + f"/play#pin={TABLE_PIN}")
+    page.wait_for_selector("#connection[data-online='true']")
+    assert states, "the state was fetched before the late script came"
+    page.click("#host-panel summary")
+    page.fill("#admin-input", ADMIN_PIN)
+    page.click("#admin-form button[type=submit]")
+    page.wait_for_selector("#host-actions:not([hidden])", timeout=5000)
+    assert page.js_errors == []
