@@ -834,6 +834,7 @@ def assess(
             glare_size = spot.area / small_median([p.area for p in pips])
             glare_darker = spot.darker and all(p.darker for p in pips)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
+    error = layout_error(points, side)
     beyond = 0
     doubt_at: tuple[tuple[float, float], ...] = ()
     doubt_strength: tuple[float, ...] = ()
@@ -848,7 +849,10 @@ def assess(
             for x, y in others[on_face]
         )
         doubt_strength = tuple(p.strength for p, on in zip(near, on_face, strict=True) if on)
-        doubt_idle = tuple(not _completes(points, (x, y), centre, side) for x, y in others[on_face])
+        clean = error < CLEAN_FIT
+        doubt_idle = tuple(
+            not _completes(points, (x, y), centre, side, clean) for x, y in others[on_face]
+        )
         beyond = len(near) - int(np.count_nonzero(on_face))
     areas = np.array([p.area for p in pips])
     spread = size_spread(areas) if len(areas) > 1 else 0.0
@@ -859,7 +863,7 @@ def assess(
     return PipCount(
         value=len(pips),
         pips=tuple((p.x, p.y) for p in pips),
-        layout_error=layout_error(points, side),
+        layout_error=error,
         size_spread=spread,
         contrast=small_median([p.strength for p in pips]),
         doubtful=doubtful,
@@ -883,9 +887,14 @@ def assess(
 
 
 def _completes(
-    points: np.ndarray, blob: tuple[float, float], centre: tuple[float, float], side: float
+    points: np.ndarray,
+    blob: tuple[float, float],
+    centre: tuple[float, float],
+    side: float,
+    clean: bool,
 ) -> bool:
-    """Whether the face pips ``points`` (pixels) with ``blob`` form a face of a pip more:
+    """Whether the face pips ``points`` (pixels) with ``blob`` form a face of a pip more
+    (``clean``: the pips alone fit their own face under CLEAN_FIT, as the count measured):
     together they fit its layout loosely (GOOD_FIT), each within BLOB_AT_PLACE of a place
     of it, and the face is centred on the die (``centre``) within MISSING_AT_CENTRE.
     Only then may that nearly-pip blob be the pip the count lacks: a 1's pip and a blob at
@@ -896,7 +905,7 @@ def _completes(
     the rim, where a leaning die shows its side face's pips."""
     if len(points) >= 6:  # a blob in a clean 6's empty middle, where no side face shows
         gap = np.asarray(blob, np.float32) - mean_of(points, 0)
-        return float(np.hypot(*gap)) / side > SIX_MIDDLE or _fit(points, side)[0] >= CLEAN_FIT
+        return float(np.hypot(*gap)) / side > SIX_MIDDLE or not clean
     every = np.vstack([points, np.array([blob], np.float32)]).astype(np.float32)
     middle = mean_of(every, 0)
     gap = middle - np.array(centre, np.float32)
