@@ -26,7 +26,7 @@ from vision.detect import (
 from vision.pips import PipCount, confidence, count_pips
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading
-from vision.segment import square_region
+from vision.segment import outlined_region, square_region
 from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SURE, judge
 
 __all__ = [
@@ -77,7 +77,8 @@ def detected_die(
     The value is the face reader's (the detector's own guess where no face reader ships).
     Its confidence is the face reader's probability, lowered when the centre score is weak,
     kept below the threshold when the detector reads another face, cut when the pip count is
-    sure of another value and raised a little when the pips agree; a single-stage reading
+    sure of another value and raised a little when it is sure of the same (an unsure count is
+    no opinion either way); a single-stage reading
     (``single``) is sure (0.9 or more) only where the pips count its value. Also says whether the
     die looks cocked, and whether it is no die at all (a weak centre with no face in it).
     ``count``: the die's pip count, when it was made already; otherwise it is made, except for
@@ -93,7 +94,7 @@ def detected_die(
         count = detected_count(image, d)
     if count is not None:
         pips = confidence(count)
-        if count.value == value:
+        if count.value == value and pips >= MIN_CONFIDENCE:
             conf += (1.0 - conf) * AGREE_GAIN * pips
         elif pips >= MIN_CONFIDENCE:
             conf *= 1.0 - pips
@@ -113,8 +114,10 @@ def detected_die(
 
 
 def detected_count(image: np.ndarray, d: Detection) -> PipCount:
-    """The pip count of a die the detector found, on its square."""
-    return count_pips(image, square_region(d.centre, d.side), d.side)
+    """The pip count of a die the detector found: on its outline traced against the floor
+    (:func:`vision.segment.outlined_region`), else on the upright square of its box."""
+    region = outlined_region(image, d.centre, d.side) or square_region(d.centre, d.side)
+    return count_pips(image, region, region.side)
 
 
 def face_hints(d: Detection, count: PipCount | None = None) -> set[int]:

@@ -190,6 +190,76 @@ def square_region(centre: tuple[float, float], side: float) -> Region:
     return Region(contour, (float(x), float(y)), float(side), 0.0, box)
 
 
+OUTLINE_FLOOR = 0.62  # box sides from a found die's centre: beyond, its crop shows the floor
+OUTLINE_CORE = 0.2  # box sides from its centre: within, the crop shows its top face
+OUTLINE_APART = 15.0  # colour distance at least between a die's body and its floor
+OUTLINE_FILL = 0.8  # share of its square at least that a die's outline covers
+
+
+def outlined_region(image: np.ndarray, centre: tuple[float, float], box: float) -> Region | None:
+    """The turned square of a die found at ``centre`` by its upright ``box`` (pixels), traced
+    from its colour against the floor around it; None where the trace is not a die's square.
+
+    A die found without a calibration comes as an upright box. Turned 45 degrees, a die fills
+    only half of it, and the pips are then sought against a body colour that may be the
+    floor's, on a square far larger than the die. Here the floor's colour is the median of
+    the crop's ring beyond the box, the body's that of its core; the pixels nearer the body's
+    side of the two (their holes, the pips, filled; opened off thin shadows and neighbours'
+    corners) whose blob holds the centre are the die, and their smallest turned rectangle is
+    kept when it is about square, about the box's size and well filled. A die of the floor's colour
+    (white on white), a die merged with a touching one of its colour, or a crop cut by the
+    frame's edge gives None: the caller keeps the upright square.
+    """
+    h, w = image.shape[:2]
+    x, y = centre
+    reach = round(0.75 * box)
+    x0, y0 = max(0, int(x) - reach), max(0, int(y) - reach)
+    x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    lab = to_lab(cv2.GaussianBlur(image[y0:y1, x0:x1], (3, 3), 0))
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    dist = np.hypot(xx - x, yy - y)
+    ring = dist > OUTLINE_FLOOR * box
+    core = dist < OUTLINE_CORE * box
+    if np.count_nonzero(ring) < 20 or np.count_nonzero(core) < 4:
+        return None
+    floor = np.median(lab[ring], axis=0).astype(np.float32)
+    apart = np.sqrt(((lab - floor) ** 2).sum(axis=2))
+    body, around = float(np.median(apart[core])), float(np.median(apart[ring]))
+    if body - around < OUTLINE_APART:
+        return None
+    mask = (apart > (body + around) / 2.0).astype(np.uint8)
+    k = max(3, int(box * 0.12) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, disc)
+    outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, outer, -1, 1, cv2.FILLED)  # the pips are the body's
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc)
+    _, labels = cv2.connectedComponents(mask, connectivity=8)
+    held = labels[min(int(y) - y0, labels.shape[0] - 1), min(int(x) - x0, labels.shape[1] - 1)]
+    if held == 0:
+        return None
+    blob = (labels == held).astype(np.uint8)
+    if blob[0].any() or blob[-1].any() or blob[:, 0].any() or blob[:, -1].any():
+        return None  # it runs out of the crop: a neighbour, a shadow, the frame's edge
+    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    (rx, ry), (rw, rh), angle = cv2.minAreaRect(hull)
+    short, long = min(rw, rh), max(rw, rh)
+    if short < 0.5 * box or long > 1.15 * box or long > 1.3 * short:
+        return None
+    if cv2.contourArea(hull) < OUTLINE_FILL * rw * rh:
+        return None
+    side = float(np.sqrt(rw * rh))
+    corners = cv2.boxPoints(((rx + x0, ry + y0), (side, side), angle))
+    contour = np.round(corners).astype(np.int32).reshape(-1, 1, 2)
+    bx, by, bw, bh = cv2.boundingRect(contour)
+    return Region(
+        contour, (float(rx + x0), float(ry + y0)), side, float(angle), (bx, by, bx + bw, by + bh)
+    )
+
+
 def pixel_area(contour: np.ndarray) -> float:
     """Pixels covered by a filled contour (its polygon runs through the boundary pixel centres)."""
     return float(cv2.contourArea(contour) + cv2.arcLength(contour, True) * 0.5 + 1.0)

@@ -10,7 +10,7 @@ import pytest
 import vision.learned
 from vision.detect import DETECTED, SURE_TURN, Detection, load_detector, load_face_reader
 from vision.learned import agreed, detected_count, detected_die, read_detected
-from vision.pips import PipCount
+from vision.pips import PipCount, confidence
 from vision.render import random_scene, render_tray
 from vision.verdict import MIN_CONFIDENCE
 
@@ -106,3 +106,23 @@ def test_rendered_frames_count_the_doubted_dice_only_and_read_as_when_every_die_
         assert [d.value for d in reading.dice] == [d.value for d in every.dice]
         assert reading.ok == every.ok
     assert skipped > 0, "no die was read without its pips"
+
+
+def test_an_unsure_count_that_agrees_raises_nothing() -> None:
+    """A count under MIN_CONFIDENCE is no second opinion: it neither cuts a face nor makes one
+    sure, however it agrees (a glint over a 3's middle pip reads 2 to all three opinions)."""
+    frame, centre, side = _lone(2)
+    d = Detection(centre, side, 0.99, _one_hot(2, 0.9))
+    pips = ((0.0, 0.0), (1.0, 1.0))
+    unsure = PipCount(
+        2, pips, layout_error=0.08, size_spread=0.1, contrast=2.0, doubtful=1, centre_offset=0.0
+    )
+    sure = PipCount(
+        2, pips, layout_error=0.0, size_spread=0.1, contrast=2.0, doubtful=0, centre_offset=0.0
+    )
+    assert confidence(unsure) < MIN_CONFIDENCE <= confidence(sure)
+    face = _one_hot(2, 0.46)
+    alone, _, _ = detected_die(frame, d, face, count=unsure)
+    assert alone.confidence == pytest.approx(0.46)
+    raised, _, _ = detected_die(frame, d, face, count=sure)
+    assert raised.confidence > MIN_CONFIDENCE
