@@ -11,6 +11,7 @@ import pytest
 from tests.vision.pip_faces import GRID
 from vision.detect import Detection
 from vision.learned import detected_count
+from vision.pips import confidence
 from vision.segment import outlined_region
 
 FLOOR = (205, 208, 210)  # a light grey board, BGR
@@ -101,3 +102,22 @@ def test_a_die_cut_by_the_frames_edge_is_left_upright() -> None:
 def test_a_found_die_with_nothing_under_it_is_no_outline() -> None:
     image = _finish(floor())
     assert outlined_region(image, (100.0, 80.0), 36.0) is None
+
+
+def test_a_shine_along_the_dies_edge_is_left_outside_the_pip_search() -> None:
+    """A die's rounded edge catches the light along its rim, where no pip lies: the pips are
+    sought inside the traced square's inset, so the shine costs the count nothing."""
+    image = floor()
+    box = 1.2 * draw_die(image, (100.0, 80.0), 50.0, 30.0, 4)
+    for u in (-0.35, -0.1, 0.15):  # short glints on the rim, 0.425 side out
+        a = _turned((u * 50.0, 0.425 * 50.0), 30.0)
+        b = _turned(((u + 0.12) * 50.0, 0.425 * 50.0), 30.0)
+        cv2.line(
+            image,
+            (round(100 + a[0]), round(80 + a[1])),
+            (round(100 + b[0]), round(80 + b[1])),
+            WHITE,
+            2,
+        )
+    count = detected_count(_finish(image), Detection((100.0, 80.0), box, 0.99, np.full(7, 1 / 7)))
+    assert count.value == 4 and count.doubtful == 0 and confidence(count) >= 0.9
