@@ -31,6 +31,7 @@ from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SUR
 
 __all__ = [
     "COCKED",
+    "COUNT_VOTE_CAP",
     "DISAGREE_CAP",
     "NO_FACE",
     "SURE_CENTRE",
@@ -50,6 +51,7 @@ NO_FACE = 0.5  # the face reader's "no face" probability from which a die is dou
 COCKED = 0.2  # either network's "cocked / no face" probability from which a die is tilted
 DISAGREE_CAP = 0.45  # confidence at most, when the detector reads another face
 UNCHECKED_CAP = 0.85  # a single-stage reading at most, when the pips count another value
+COUNT_VOTE_CAP = 0.95  # the pip count's vote for its value at most: one opinion, never certain
 PipRule = Literal["doubted", "every"]  # which dice's pips read_detected counts
 
 
@@ -98,6 +100,16 @@ def detected_die(
             conf += (1.0 - conf) * AGREE_GAIN * pips
         elif pips >= MIN_CONFIDENCE:
             conf *= 1.0 - pips
+        if 1 <= count.value <= 6 and count.value != value:
+            # the count is a vote for its value as strong as it is sure (an unsure count a
+            # weak one): with the face reader's probabilities it says which value the die
+            # likelier shows, and a die whose value the vote changed stays doubted
+            vote = min(max(pips, 1.0 / 6.0), COUNT_VOTE_CAP)
+            odds = np.full(6, (1.0 - vote) / 5.0)
+            odds[count.value - 1] = vote
+            fused = int(np.argmax(probs[1:] * odds)) + 1
+            if fused != value:
+                value, conf = fused, min(conf, DISAGREE_CAP)
         if single and count.value != value:  # no second network: the pips make a reading sure
             conf = min(conf, UNCHECKED_CAP)
     if taught is not None and float(taught.max()) >= PROFILE_SURE:

@@ -126,3 +126,25 @@ def test_an_unsure_count_that_agrees_raises_nothing() -> None:
     assert alone.confidence == pytest.approx(0.46)
     raised, _, _ = detected_die(frame, d, face, count=sure)
     assert raised.confidence > MIN_CONFIDENCE
+
+
+def test_a_sure_count_of_another_value_chooses_between_an_unsure_face_readers_likeliest() -> None:
+    """A face reader torn between a 1 and a 5, with a count of 5: the product of the face
+    reader's probabilities and the count's vote says 5, and the die stays doubted. A face
+    reader sure of its value keeps it against a sure count (the vote is never certain)."""
+    frame, centre, side = _lone(2)
+    d = Detection(centre, side, 0.99, _one_hot(1, 0.5))
+    five = PipCount(5, ((0.0, 0.0),) * 5, 0.0, 0.1, 2.0, 0, 0.0)
+    assert confidence(five) >= 0.9
+    torn = np.array([0.02, 0.36, 0.1, 0.1, 0.06, 0.3, 0.06])
+    die, _, _ = detected_die(frame, d, torn, count=five)
+    assert die.value == 5 and die.confidence < MIN_CONFIDENCE
+    die, _, _ = detected_die(frame, d, _one_hot(1, 0.97), count=five)
+    assert die.value == 1 and die.confidence < MIN_CONFIDENCE
+    # an unsure count is a weak vote: it tips a torn face reader, never a clear one
+    weak = PipCount(5, ((0.0, 0.0),) * 5, 0.055, 0.1, 2.0, 0, 0.0)
+    assert 1 / 6 < confidence(weak) < MIN_CONFIDENCE
+    die, _, _ = detected_die(frame, d, torn, count=weak)
+    assert die.value == 5 and die.confidence < MIN_CONFIDENCE
+    die, _, _ = detected_die(frame, d, _one_hot(1, 0.6), count=weak)
+    assert die.value == 1
