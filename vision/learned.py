@@ -23,7 +23,7 @@ from vision.detect import (
     TurnRule,
     load_face_reader,
 )
-from vision.pips import PipCount, confidence, count_pips
+from vision.pips import PIP_LEVEL, PipCount, PipLevel, confidence, count_pips
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading
 from vision.segment import outlined_region, square_region
@@ -31,10 +31,12 @@ from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SUR
 
 __all__ = [
     "COCKED",
+    "COUNT_LEVELS",
     "COUNT_VOTE_CAP",
     "DISAGREE_CAP",
     "NO_FACE",
     "SURE_CENTRE",
+    "SURE_COUNT",
     "UNCHECKED_CAP",
     "PipRule",
     "agreed",
@@ -125,11 +127,29 @@ def detected_die(
     return die, cocked, absent
 
 
+COUNT_LEVELS: tuple[PipLevel, ...] = (PIP_LEVEL, (0.3, 20.0), (0.6, 30.0))  # the pip
+# thresholds a found die is counted at: the calibrated path's, and one lower and one higher
+SURE_COUNT = 0.9  # a count this sure is not sought at the other levels
+
+
 def detected_count(image: np.ndarray, d: Detection) -> PipCount:
     """The pip count of a die the detector found: on its outline traced against the floor
-    (:func:`vision.segment.outlined_region`), else on the upright square of its box."""
+    (:func:`vision.segment.outlined_region`), else on the upright square of its box.
+
+    The die's pips are counted at each of ``COUNT_LEVELS`` and the surest count is kept (the
+    first of equals; a count ``SURE_COUNT`` sure ends the search): a die of any colours met
+    without a calibration may have dull pips under its glints (a lower threshold finds them)
+    or marbling beside them (a higher one leaves it out), and the pips of the right threshold
+    fit a face best.
+    """
     region = outlined_region(image, d.centre, d.side) or square_region(d.centre, d.side)
-    return count_pips(image, region, region.side)
+    best = count_pips(image, region, region.side, COUNT_LEVELS[0])
+    for level in COUNT_LEVELS[1:]:
+        if confidence(best) >= SURE_COUNT:
+            break
+        count = count_pips(image, region, region.side, level)
+        best = count if confidence(count) > confidence(best) else best
+    return best
 
 
 def face_hints(d: Detection, count: PipCount | None = None) -> set[int]:

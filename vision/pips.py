@@ -488,12 +488,18 @@ def _crop(
     return crop, mask, x0, y0
 
 
-def _threshold(inside: np.ndarray) -> float:
-    """Pip threshold: just under half the strongest contrast on the face (the pips').
+PipLevel = tuple[float, float]  # a pip threshold: a share of the face's strongest contrast,
+# and the least contrast it may be
+PIP_LEVEL: PipLevel = (0.45, 30.0)  # just under half the strongest contrast (the pips')
+
+
+def _threshold(inside: np.ndarray, level: PipLevel = PIP_LEVEL) -> float:
+    """Pip threshold: a share (``level``) of the strongest contrast on the face (the pips').
     ``inside`` is a copy the threshold may reorder."""
     k = int(len(inside) * 0.99)
     inside.partition(k)
-    return max(0.45 * float(inside[k]), 30.0)
+    share, least = level
+    return max(share * float(inside[k]), least)
 
 
 ZOOM_BELOW = 36.0  # dice smaller than this (pixels) are enlarged before their pips are sought
@@ -578,12 +584,14 @@ def detect_pips(
     side: float,
     body_contour: np.ndarray | None = None,
     prepared: FaceCrop | None = None,
+    level: PipLevel = PIP_LEVEL,
 ) -> tuple[list[Pip], list[Pip]]:
     """Pips inside ``contour`` and the blobs that were nearly pips.
 
     The die's body colour is the median inside ``body_contour`` (default: ``contour``);
-    pips are round blobs of a die-relative size that differ from it. ``prepared``: the
-    :func:`face_crop` of ``contour``, when it was made already.
+    pips are round blobs of a die-relative size that differ from it by ``level`` (see
+    :func:`_threshold`) or more. ``prepared``: the :func:`face_crop` of ``contour``, when it
+    was made already.
     """
     fc = prepared if prepared is not None else face_crop(frame, contour, side)
     ox, oy = fc.origin
@@ -605,7 +613,7 @@ def detect_pips(
     body = body_colour(lab, on_body[::2])  # every other pixel is plenty
     contrast = np.zeros(lab.shape[:2], np.float32)  # the colour distance where it is read
     contrast[fc.reads] = colour_distance(lab[fc.reads], body)
-    threshold = _threshold(contrast.ravel()[on_body])
+    threshold = _threshold(contrast.ravel()[on_body], level)
     above = contrast > threshold
     pip_mask = np.logical_and(above, inner, out=above).view(np.uint8)  # 1 on the face's pips
     _, labels, stats, centroids = cv2.connectedComponentsWithStats(pip_mask, connectivity=8)
@@ -984,9 +992,12 @@ def _swollen(
     return (float(at[0]), float(at[1])), (float(shift[0]), float(shift[1])), even
 
 
-def count_pips(frame: np.ndarray, region: Region, side: float) -> PipCount:
-    """Find and judge the pips of the lone die ``region``; ``side`` is its side in pixels."""
-    pips, near = detect_pips(frame, region.contour, side)
+def count_pips(
+    frame: np.ndarray, region: Region, side: float, level: PipLevel = PIP_LEVEL
+) -> PipCount:
+    """Find and judge the pips of the lone die ``region``; ``side`` is its side in pixels,
+    ``level`` the pip threshold (see :func:`_threshold`)."""
+    pips, near = detect_pips(frame, region.contour, side, level=level)
     return assess(pips, region.center, side, 0, near)
 
 

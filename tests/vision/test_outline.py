@@ -43,7 +43,7 @@ def draw_die(
         x, y = _turned((u * 0.27 * side, v * 0.27 * side), turn)
         at = (round((centre[0] + x) * 4), round((centre[1] + y) * 4))
         cv2.circle(image, at, round(side * 0.085 * 4), pip, -1, cv2.LINE_AA, 2)
-    return side * (abs(np.cos(np.deg2rad(turn))) + abs(np.sin(np.deg2rad(turn))))
+    return float(side * (abs(np.cos(np.deg2rad(turn))) + abs(np.sin(np.deg2rad(turn)))))
 
 
 def floor(shape: tuple[int, int] = (160, 200)) -> np.ndarray:
