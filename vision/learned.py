@@ -26,7 +26,7 @@ from vision.detect import (
 from vision.pips import PIP_LEVEL, PipCount, PipLevel, confidence, count_pips
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading
-from vision.segment import outlined_region, square_region
+from vision.segment import ROUND, outlined_region, square_region, trace
 from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SURE, judge
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "read_detected",
     "read_learned",
     "read_single",
+    "round_thing",
 ]
 
 SURE_CENTRE = 0.6  # the detector's centre score from which its presence adds no doubt
@@ -84,7 +85,8 @@ def detected_die(
     sure of another value and raised a little when it is sure of the same (an unsure count is
     no opinion either way); a single-stage reading
     (``single``) is sure (0.9 or more) only where the pips count its value. Also says whether the
-    die looks cocked, and whether it is no die at all (a weak centre with no face in it).
+    die looks cocked, and whether it is no die at all (a weak centre with no face in it, or
+    one that traces a disc: :func:`round_thing`).
     ``count``: the die's pip count, when it was made already; otherwise it is made, except for
     a die whose face the face reader and the detector agree on (:func:`agreed`): the pips
     are then the third opinion, and not counted.
@@ -122,7 +124,9 @@ def detected_die(
             value = int(np.argmax(probs[1:] * taught)) + 1
             conf = min(conf, DISAGREE_CAP)
     cocked = max(float(d.probs[0]), float(probs[0])) >= COCKED
-    absent = face is not None and float(face[0]) >= NO_FACE and d.score < SURE_CENTRE
+    absent = d.score < SURE_CENTRE and (
+        (face is not None and float(face[0]) >= NO_FACE) or round_thing(image, d)
+    )
     die = Die(value=value, center=d.centre, box=d.box, confidence=float(np.clip(conf, 0.0, 1.0)))
     return die, cocked, absent
 
@@ -130,6 +134,13 @@ def detected_die(
 COUNT_LEVELS: tuple[PipLevel, ...] = (PIP_LEVEL, (0.3, 20.0), (0.6, 30.0))  # the pip
 # thresholds a found die is counted at: the calibrated path's, and one lower and one higher
 SURE_COUNT = 0.9  # a count this sure is not sought at the other levels
+
+
+def round_thing(image: np.ndarray, d: Detection) -> bool:
+    """Whether what the detector found traces a disc against the floor (``ROUND``): a coin,
+    a button or a sticker, which no die is."""
+    traced = trace(image, d.centre, d.side)
+    return traced is not None and traced.roundness >= ROUND
 
 
 def detected_count(image: np.ndarray, d: Detection) -> PipCount:

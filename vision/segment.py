@@ -193,27 +193,41 @@ def square_region(centre: tuple[float, float], side: float) -> Region:
 OUTLINE_FLOOR = 0.62  # box sides from a found die's centre: beyond, its crop shows the floor
 OUTLINE_CORE = 0.2  # box sides from its centre: within, the crop shows its top face
 OUTLINE_APART = 15.0  # colour distance at least between a die's body and its floor
+ROUND = 0.97  # a traced blob this round (see Traced.roundness) is a disc: a coin, a button, a
+# cap, a sticker. A square with corners rounded a third of its side reaches it; dice are
+# rounded a quarter or less (0.93; 0.89-0.96 of 670 traced dice of nell-byler, 5th to 95th)
 OUTLINE_FILL = 0.8  # share of its square at least that a die's outline covers
 OUTLINE_INSET = 0.92  # the outline kept, as a share of the traced square's side: a die's
 # rounded edges and bevels shine where no pip lies (a 6's corner pips reach 0.36 side from the
 # centre; the pip search, eroding 0.06 side more, reaches 0.40)
 
 
-def outlined_region(image: np.ndarray, centre: tuple[float, float], box: float) -> Region | None:
-    """The turned square of a die found at ``centre`` by its upright ``box`` (pixels), traced
-    from its colour against the floor around it; None where the trace is not a die's square.
+@dataclass(frozen=True)
+class Traced:
+    """What a found die's colour against the floor traces (see :func:`outlined_region`): the
+    convex hull of its blob (frame pixels), the hull's area and its smallest turned rectangle."""
 
-    A die found without a calibration comes as an upright box. Turned 45 degrees, a die fills
-    only half of it, and the pips are then sought against a body colour that may be the
-    floor's, on a square far larger than the die. Here the floor's colour is the median of
-    the crop's ring beyond the box, the body's that of its core; the pixels nearer the body's
-    side of the two (their holes, the pips, filled; opened off thin shadows and neighbours'
-    corners) whose blob holds the centre are the die, and their smallest turned rectangle is
-    kept when it is about square, about the box's size and well filled; the region's outline
-    is that square inset to ``OUTLINE_INSET`` of its side, its ``side`` the whole square's.
-    A die of the floor's colour (white on white), a die merged with a touching one of its
-    colour, or a crop cut by the frame's edge gives None: the caller keeps the upright square.
-    """
+    hull: np.ndarray
+    area: float
+    rect: tuple[tuple[float, float], tuple[float, float], float]
+
+    @property
+    def fill(self) -> float:
+        """The share of its rectangle the hull covers: 1 for a square, pi / 4 for a disc."""
+        (_, _), (w, h), _ = self.rect
+        return self.area / max(w * h, 1e-9)
+
+    @property
+    def roundness(self) -> float:
+        """4 pi area / perimeter squared of the hull: 1 for a disc, pi / 4 for a square."""
+        perimeter = cv2.arcLength(self.hull, True)
+        return float(4.0 * np.pi * self.area / max(perimeter * perimeter, 1e-9))
+
+
+def trace(image: np.ndarray, centre: tuple[float, float], box: float) -> Traced | None:
+    """The blob a found die's colour traces against the floor around it, or None where there
+    is none: a die of the floor's colour, or a blob that runs out of the crop (a neighbour of
+    the floor's other side, a shadow, the frame's edge). See :func:`outlined_region`."""
     h, w = image.shape[:2]
     x, y = centre
     reach = round(0.75 * box)
@@ -248,21 +262,42 @@ def outlined_region(image: np.ndarray, centre: tuple[float, float], box: float) 
     if blob[0].any() or blob[-1].any() or blob[:, 0].any() or blob[:, -1].any():
         return None  # it runs out of the crop: a neighbour, a shadow, the frame's edge
     contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea)) + np.array([x0, y0], np.int32)
     (rx, ry), (rw, rh), angle = cv2.minAreaRect(hull)
+    rect = ((float(rx), float(ry)), (float(rw), float(rh)), float(angle))
+    return Traced(hull, float(cv2.contourArea(hull)), rect)
+
+
+def outlined_region(image: np.ndarray, centre: tuple[float, float], box: float) -> Region | None:
+    """The turned square of a die found at ``centre`` by its upright ``box`` (pixels), traced
+    from its colour against the floor around it; None where the trace is not a die's square.
+
+    A die found without a calibration comes as an upright box. Turned 45 degrees, a die fills
+    only half of it, and the pips are then sought against a body colour that may be the
+    floor's, on a square far larger than the die. Here the floor's colour is the median of
+    the crop's ring beyond the box, the body's that of its core; the pixels nearer the body's
+    side of the two (their holes, the pips, filled; opened off thin shadows and neighbours'
+    corners) whose blob holds the centre are the die, and their smallest turned rectangle is
+    kept when it is about square, about the box's size and well filled; the region's outline
+    is that square inset to ``OUTLINE_INSET`` of its side, its ``side`` the whole square's.
+    A die of the floor's colour (white on white), a die merged with a touching one of its
+    colour, or a crop cut by the frame's edge gives None: the caller keeps the upright square.
+    """
+    traced = trace(image, centre, box)
+    if traced is None:
+        return None
+    (rx, ry), (rw, rh), angle = traced.rect
     short, long = min(rw, rh), max(rw, rh)
     if short < 0.5 * box or long > 1.15 * box or long > 1.3 * short:
         return None
-    if cv2.contourArea(hull) < OUTLINE_FILL * rw * rh:
+    if traced.fill < OUTLINE_FILL:
         return None
     side = float(np.sqrt(rw * rh))
     inset = side * OUTLINE_INSET
-    corners = cv2.boxPoints(((rx + x0, ry + y0), (inset, inset), angle))
+    corners = cv2.boxPoints(((rx, ry), (inset, inset), angle))
     contour = np.round(corners).astype(np.int32).reshape(-1, 1, 2)
     bx, by, bw, bh = cv2.boundingRect(contour)
-    return Region(
-        contour, (float(rx + x0), float(ry + y0)), side, float(angle), (bx, by, bx + bw, by + bh)
-    )
+    return Region(contour, (float(rx), float(ry)), side, float(angle), (bx, by, bx + bw, by + bh))
 
 
 def pixel_area(contour: np.ndarray) -> float:

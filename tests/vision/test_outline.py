@@ -10,9 +10,9 @@ import pytest
 
 from tests.vision.pip_faces import GRID
 from vision.detect import Detection
-from vision.learned import detected_count
+from vision.learned import SURE_CENTRE, detected_count, detected_die, round_thing
 from vision.pips import confidence
-from vision.segment import outlined_region
+from vision.segment import ROUND, outlined_region, trace
 
 FLOOR = (205, 208, 210)  # a light grey board, BGR
 RED = (40, 40, 190)
@@ -121,3 +121,36 @@ def test_a_shine_along_the_dies_edge_is_left_outside_the_pip_search() -> None:
         )
     count = detected_count(_finish(image), Detection((100.0, 80.0), box, 0.99, np.full(7, 1 / 7)))
     assert count.value == 4 and count.doubtful == 0 and confidence(count) >= 0.9
+
+
+def test_a_disc_is_no_die_where_the_detector_is_unsure() -> None:
+    """A grey disc (a coin, a sticker) that the detector found with a weak centre traces
+    round and is no die; a die traces a rounded square; a strong centre is kept either way."""
+    image = floor()
+    cv2.circle(image, (100 * 4, 80 * 4), 18 * 4, (120, 118, 116), -1, cv2.LINE_AA, 2)
+    box = 1.15 * 36.0
+    disc = _finish(image)
+    traced = trace(disc, (100.0, 80.0), box)
+    assert traced is not None and traced.roundness >= ROUND
+    weak = Detection((100.0, 80.0), box, SURE_CENTRE - 0.1, _one(1))
+    assert round_thing(disc, weak)
+    _, _, absent = detected_die(disc, weak, _one(1, 0.7))
+    assert absent
+    strong = Detection((100.0, 80.0), box, SURE_CENTRE + 0.1, _one(1))
+    _, _, absent = detected_die(disc, strong, _one(1, 0.7))
+    assert not absent
+
+    image = floor()
+    box = 1.15 * draw_die(image, (100.0, 80.0), 36.0, 30.0, 3)
+    die = _finish(image)
+    traced = trace(die, (100.0, 80.0), box)
+    assert traced is not None and traced.roundness < ROUND
+    weak = Detection((100.0, 80.0), box, SURE_CENTRE - 0.1, _one(3))
+    _, _, absent = detected_die(die, weak, _one(3, 0.7))
+    assert not absent
+
+
+def _one(value: int, p: float = 0.9) -> np.ndarray:
+    probs = np.full(7, (1.0 - p) / 6.0)
+    probs[value] = p
+    return probs
