@@ -9,6 +9,7 @@ models ship (:mod:`vision.detect` loads them); tools measuring other models call
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -133,7 +134,7 @@ def detected_die(
 
 COUNT_LEVELS: tuple[PipLevel, ...] = (PIP_LEVEL, (0.3, 20.0), (0.6, 30.0))  # the pip
 # thresholds a found die is counted at: the calibrated path's, and one lower and one higher
-SURE_COUNT = 0.9  # a count this sure is not sought at the other levels
+SURE_COUNT = MIN_CONFIDENCE  # a count this sure at the path's threshold is not sought at others
 
 
 def round_thing(image: np.ndarray, d: Detection) -> bool:
@@ -147,19 +148,23 @@ def detected_count(image: np.ndarray, d: Detection) -> PipCount:
     """The pip count of a die the detector found: on its outline traced against the floor
     (:func:`vision.segment.outlined_region`), else on the upright square of its box.
 
-    The die's pips are counted at each of ``COUNT_LEVELS`` and the surest count is kept (the
-    first of equals; a count ``SURE_COUNT`` sure ends the search): a die of any colours met
-    without a calibration may have dull pips under its glints (a lower threshold finds them)
-    or marbling beside them (a higher one leaves it out), and the pips of the right threshold
-    fit a face best.
+    The die's pips are counted at the calibrated path's threshold; a count not ``SURE_COUNT``
+    sure there is counted at the other ``COUNT_LEVELS`` too, and the surest count is kept (the
+    first of equals). A die of any colours met without a calibration may have dull pips under
+    its glints (a lower threshold finds them) or marbling beside them (a higher one leaves it
+    out), and the pips of the right threshold fit a face best. A count found at another
+    threshold is marked ``searched``: the surest of several tries is likelier sure by chance,
+    so it is a vote for its value (see :func:`detected_die`), never a sure count.
     """
     region = outlined_region(image, d.centre, d.side) or square_region(d.centre, d.side)
     best = count_pips(image, region, region.side, COUNT_LEVELS[0])
+    sure = confidence(best)
     for level in COUNT_LEVELS[1:]:
-        if confidence(best) >= SURE_COUNT:
+        if sure >= SURE_COUNT:
             break
         count = count_pips(image, region, region.side, level)
-        best = count if confidence(count) > confidence(best) else best
+        if confidence(count) > sure:
+            best, sure = replace(count, searched=True), confidence(count)
     return best
 
 

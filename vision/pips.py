@@ -74,6 +74,8 @@ class PipCount:
     # from the centre of the others, in sides along the frame's axes
     middle_share: tuple[float, float] = (1.0, 1.0)  # ... its area and contrast over the
     # others' medians (a painted middle pip is as large and as strong as the others)
+    searched: bool = False  # found at another pip threshold than the path's own (the reader
+    # without a calibration tries several, see vision.learned.COUNT_LEVELS): never sure
     glare_darker: bool = False  # the blob set aside as the lamp's spot is darker than the
     # die's body, as every kept pip is: dark paint on a light die, a pip the spot lies on
 
@@ -405,6 +407,7 @@ def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
 
 
 CLEAN_FIT = 0.04  # layout error of a face that leaves no doubt, in sides
+SEARCHED_CAP = 0.45  # most confidence for a count found at another threshold (below 0.5)
 GLARE_CAP = 0.45  # most confidence for a count that set a reflection aside (below 0.5)
 MIDDLE_OFF = 0.045  # a middle pip this many sides from the centre of the others is no pip
 GLARE_WEAKER = 0.95  # a reflection is weaker than this share of the pips' median contrast
@@ -1063,6 +1066,8 @@ def confidence(count: PipCount) -> float:
         score = min(score, GLARE_CAP)
     if pulled_pip(count):  # which is a judgement too
         score = min(score, GLARE_CAP)
+    if count.searched:  # so is which threshold is the die's
+        score = min(score, SEARCHED_CAP)
     score *= float(np.exp(-((max(0.0, count.centre_offset - 0.12) / 0.12) ** 2)))
     return float(np.clip(score, 0.0, 1.0))
 

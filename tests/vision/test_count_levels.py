@@ -1,5 +1,6 @@
-"""A die found without a calibration is counted at several pip thresholds and the surest count
-is kept (``vision.learned.COUNT_LEVELS``): dull pips under a glint are found at a lower one."""
+"""A die found without a calibration whose count is unsure is counted at other pip thresholds
+too and the surest count is kept (``vision.learned.COUNT_LEVELS``): dull pips under a glint
+are found at a lower one, and such a count is a vote, never sure."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import vision.learned
 from tests.vision.test_outline import _finish, _turned, draw_die, floor
 from vision.detect import Detection
 from vision.learned import COUNT_LEVELS, SURE_COUNT, detected_count
-from vision.pips import PIP_LEVEL, PipCount, PipLevel, confidence, count_pips
+from vision.pips import PIP_LEVEL, SEARCHED_CAP, PipCount, PipLevel, confidence, count_pips
 from vision.segment import outlined_region
+from vision.verdict import MIN_CONFIDENCE
 
 SMOKE = (52, 50, 48)  # a dark body, BGR
 DULL_RED = (50, 50, 150)  # its pips: red, dull, close to the body
@@ -44,6 +46,8 @@ def test_dull_pips_under_a_glint_are_counted_at_a_lower_threshold() -> None:
         assert usual.value != value
         count = detected_count(image, d)
         assert count.value == value and confidence(count) > confidence(usual)
+        # found by searching the thresholds: a vote for its value, never a sure count
+        assert count.searched and confidence(count) <= SEARCHED_CAP < MIN_CONFIDENCE
 
 
 def test_a_sure_count_at_the_first_level_is_not_sought_again(
