@@ -24,15 +24,7 @@ from vision.detect import (
     TurnRule,
     load_face_reader,
 )
-from vision.pips import (
-    PIP_LEVEL,
-    PipCount,
-    PipLevel,
-    assess,
-    confidence,
-    detect_pips,
-    face_crop,
-)
+from vision.pips import PIP_LEVEL, PipCount, PipLevel, confidence, count_pips, face_crop
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading
 from vision.segment import ROUND, outlined_region, square_region, trace
@@ -166,17 +158,12 @@ def detected_count(image: np.ndarray, d: Detection) -> PipCount:
     """
     region = outlined_region(image, d.centre, d.side) or square_region(d.centre, d.side)
     prepared = face_crop(image, region.contour, region.side)  # made once for every level
-
-    def count_at(level: PipLevel) -> PipCount:  # as count_pips counts, on the crop made
-        pips, near = detect_pips(image, region.contour, region.side, prepared=prepared, level=level)
-        return assess(pips, region.center, region.side, 0, near)
-
-    best = count_at(COUNT_LEVELS[0])
+    best = count_pips(image, region, region.side, COUNT_LEVELS[0], prepared)
     sure = confidence(best)
     for level in COUNT_LEVELS[1:]:
         if sure >= SURE_COUNT:
             break
-        count = count_at(level)
+        count = count_pips(image, region, region.side, level, prepared)
         if confidence(count) > sure:
             best, sure = replace(count, searched=True), confidence(count)
     return best

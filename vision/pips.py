@@ -996,11 +996,16 @@ def _swollen(
 
 
 def count_pips(
-    frame: np.ndarray, region: Region, side: float, level: PipLevel = PIP_LEVEL
+    frame: np.ndarray,
+    region: Region,
+    side: float,
+    level: PipLevel = PIP_LEVEL,
+    prepared: FaceCrop | None = None,
 ) -> PipCount:
     """Find and judge the pips of the lone die ``region``; ``side`` is its side in pixels,
-    ``level`` the pip threshold (see :func:`_threshold`)."""
-    pips, near = detect_pips(frame, region.contour, side, level=level)
+    ``level`` the pip threshold (see :func:`_threshold`), ``prepared`` the region's
+    :func:`face_crop` when it was made already (a die counted at several levels)."""
+    pips, near = detect_pips(frame, region.contour, side, prepared=prepared, level=level)
     return assess(pips, region.center, side, 0, near)
 
 

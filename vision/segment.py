@@ -14,7 +14,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from vision.kernels import median_of
+from vision.kernels import colour_distance, median_of
 from vision.split import split_touching
 
 MIN_DIE_PX = 12.0  # smaller dice cannot show countable pips
@@ -243,11 +243,11 @@ def trace(image: np.ndarray, centre: tuple[float, float], box: float) -> Traced 
     if np.count_nonzero(ring) < 20 or np.count_nonzero(core) < 4:
         return None
     floor = np.median(lab[ring], axis=0).astype(np.float32)
-    apart = np.sqrt(((lab - floor) ** 2).sum(axis=2))
+    apart = colour_distance(lab, floor)
     body, around = float(np.median(apart[core])), float(np.median(apart[ring]))
     if body - around < OUTLINE_APART:
         return None
-    mask = (apart > (body + around) / 2.0).astype(np.uint8)
+    mask: np.ndarray = (apart > (body + around) / 2.0).astype(np.uint8)
     k = max(3, int(box * 0.12) | 1)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, disc)

@@ -15,11 +15,10 @@ from vision.learned import COUNT_LEVELS, SURE_COUNT, detected_count
 from vision.pips import (
     PIP_LEVEL,
     SEARCHED_CAP,
-    Pip,
+    PipCount,
     PipLevel,
     confidence,
     count_pips,
-    detect_pips,
 )
 from vision.segment import outlined_region
 from vision.verdict import MIN_CONFIDENCE
@@ -65,11 +64,11 @@ def test_a_sure_count_at_the_first_level_is_not_sought_again(
     box = draw_die(image, (100.0, 80.0), 40.0, 30.0, 5)
     levels: list[PipLevel] = []
 
-    def seeking(*args: object, **kwargs: object) -> tuple[list[Pip], list[Pip]]:
-        levels.append(kwargs["level"])  # type: ignore[arg-type]
-        return detect_pips(*args, **kwargs)  # type: ignore[arg-type]
+    def counting(*args: object) -> PipCount:
+        levels.append(args[3])  # type: ignore[arg-type]
+        return count_pips(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(vision.learned, "detect_pips", seeking)
+    monkeypatch.setattr(vision.learned, "count_pips", counting)
     count = detected_count(_finish(image), Detection((100.0, 80.0), box, 0.99, np.full(7, 1 / 7)))
     assert count.value == 5 and confidence(count) >= SURE_COUNT
     assert levels == [COUNT_LEVELS[0]]
