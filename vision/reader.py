@@ -243,7 +243,7 @@ def _favours(probs: np.ndarray, value: int) -> bool:
 
 def _sure_of(probs: np.ndarray | None, value: int) -> bool:
     """Whether a second opinion is sure the die shows ``value``."""
-    return probs is not None and int(np.argmax(probs)) + 1 == value and probs.max() >= 0.9
+    return probs is not None and _favours(probs, value) and probs.max() >= 0.9
 
 
 def fuse(value: int, conf: float, probs: np.ndarray | None, veto: bool = True) -> tuple[int, float]:
