@@ -131,10 +131,10 @@ def side_face(
     stands_out = np.bitwise_and((dist > level).view(np.uint8), np.asarray(near, np.uint8))
     labels, parts = cv2.connectedComponents(stands_out)
     centre, turn = _face_axes(count, region, side)
-    c, s = math.cos(turn), math.sin(turn)  # u = dx c - dy s, v = dx s + dy c
+    c, s = math.cos(turn), math.sin(turn)  # u = dx c + dy s, v = dy c - dx s
     found = cv2.findNonZero(stands_out)  # (x, y) of each pixel that stands out
     if found is None:  # nothing beyond any edge: the first edge's, as argmax of four zeros
-        return 0.0, (c, -s)
+        return 0.0, (c, s)
     px, py = found.reshape(-1, 2).T
     dx = (px + x0).astype(np.float32) - centre[0]
     dy = (py + y0).astype(np.float32) - centre[1]
@@ -143,7 +143,7 @@ def side_face(
     own[at[dx**2 + dy**2 < (0.3 * side) ** 2]] = True
     die = own[at]
     dx, dy = dx[die], dy[die]
-    u, v = dx * c - dy * s, dx * s + dy * c
+    u, v = dx * c + dy * s, dy * c - dx * s
     along_u, along_v = np.abs(u), np.abs(v)
     reach = np.maximum(along_u, along_v)
     edge = (0.5 + EDGE_MARGIN) * side
@@ -169,7 +169,7 @@ def side_face(
     edges = np.bincount((1 - np.sign(towards)).astype(np.intp) + 3 * ~across, minlength=6)
     areas = [float(edges[0]), float(edges[2]), float(edges[3]), float(edges[5])]
     k = areas.index(max(areas))  # the first of the largest, as argmax
-    outward = ((c, -s), (-c, s), (s, c), (-s, -c))[k]
+    outward = ((c, s), (-c, -s), (-s, c), (s, -c))[k]
     return areas[k] / side**2, outward
 
 
@@ -235,18 +235,19 @@ def side_face_checked(
     edges = (across & (u > 0), across & (u < 0), ~across & (v > 0), ~across & (v < 0))
     areas = [float(np.count_nonzero(beyond & e)) for e in edges]
     k = int(np.argmax(areas))
-    c, s = math.cos(turn), math.sin(turn)  # u = dx c - dy s, v = dx s + dy c
-    outward = ((c, -s), (-c, s), (s, c), (-s, -c))[k]
+    c, s = math.cos(turn), math.sin(turn)  # u = dx c + dy s, v = dy c - dx s
+    outward = ((c, s), (-c, -s), (-s, c), (s, -c))[k]
     return areas[k] / side**2, outward
 
 
 def _face_coordinates(
     xs: np.ndarray, ys: np.ndarray, centre: np.ndarray, turn: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel positions along a face's own two axes, from its centre."""
+    """Pixel positions along a face's own two axes, from its centre: the offsets turned back
+    by ``turn``, the turn :func:`vision.pips.face_turn` gives the face's layout."""
     dx, dy = xs - centre[0], ys - centre[1]
     c, s = math.cos(turn), math.sin(turn)
-    return dx * c - dy * s, dx * s + dy * c
+    return dx * c + dy * s, dy * c - dx * s
 
 
 def far_calibration(calibration: Calibration) -> bool:
@@ -284,13 +285,15 @@ def shows_side_face(
 
 
 TOUCH_MARGIN = 2.0  # a touching die leans from this many times the tower's threshold beside
-# one edge (tuning seeds 200-211, 15 rolls, far calibrations: flat touching dice of flat
-# rolls at most 1.08 times it at 640x480 and 0.81 at 1296x972, the seam and shared shadow
-# going to the nearer die's square; a leaning die whose pips counted cleanly 2.8 times)
-TOUCH_SHIFT = 0.07  # ... or from the tower's threshold when its region is drawn out through
-# that edge by more than this many sides (tuning seeds 500-511 and 800-811, 30 rolls, both
-# sizes: flat touching dice with sure counts 0.055-0.069 at the 99th percentile, at most 0.05
-# over the threshold in flat rolls; 38 of 43 leaning ones between 1 and 2 times it over 0.07)
+# one edge (tuning seeds 200-211, 500-511 and 800-811, 30 rolls, both sizes, far
+# calibrations, the square along the pips' own axes: the 3,173 touching dice of flat rolls
+# with sure counts measure 0.12 times it at the 99.5th percentile, the seam and shared
+# shadow going to the nearer die's square; the 8 leaning ones with sure counts 2.2-5.3;
+# 1.5 refused no other roll of seeds 1400-2611 and 3100-3611 at either size)
+TOUCH_LEAST = 0.5  # ... or from this many times it when its region is drawn out through
+TOUCH_SHIFT = 0.05  # that edge by more than this many sides (the same dice: flat ones 0.056
+# at the 99th percentile, 0.064 at the 99.5th, and none over both these and TOUCH_LEAST
+# that TOUCH_MARGIN does not already refuse; the leaning ones 0.09-0.17)
 SURE_COUNT = 0.5  # the reader's MIN_CONFIDENCE: a count from which a die could be scored
 
 
@@ -304,7 +307,7 @@ def leans_touching(
 ) -> bool:
     """Whether a die of a touching group leans: under a calibration that witnessed a far
     camera, more than TOUCH_MARGIN times :func:`lean_excess` of it lies beside one edge of
-    its top face, or more than the threshold itself with the die's region drawn out through
+    its top face, or more than TOUCH_LEAST times it with the die's region drawn out through
     that edge (:func:`region_shift` over TOUCH_SHIFT: a side face belongs to the die's region,
     the seam with a flat neighbour is shared between them). What lies nearer a neighbour's
     square is the neighbour's, so a flat pair's seam and shared shadow measure about as much
@@ -323,11 +326,11 @@ def leans_touching(
     threshold = lean_excess(calibration)
     if area > TOUCH_MARGIN * threshold:
         return True
-    # more than a lone die's threshold, and the die's region drawn out through that edge:
-    # a side face, which a flat pair's seam (shared between the two squares) is not
-    return area > threshold and region_shift(region, count, outward, calibration.die_side) > (
-        TOUCH_SHIFT
-    )
+    # part of that, and the die's region drawn out through that edge: a side face, which a
+    # flat pair's seam (shared between the two squares) is not
+    return area > TOUCH_LEAST * threshold and region_shift(
+        region, count, outward, calibration.die_side
+    ) > TOUCH_SHIFT
 
 
 def region_shift(
@@ -351,13 +354,17 @@ def doubts_touching(
     others: Sequence[tuple[Region, PipCount]] = (),
 ) -> bool:
     """Whether the lean check doubts a die of a touching group: under a calibration that
-    witnessed a far camera, more than :func:`lean_excess` of it lies beside one edge of its
-    top face. Not a verdict (a flat pair's seam measures as much), but a doubtful count of
-    such a die must not be made sure by a second opinion: the classifier and the dice
-    profile read the top face's value, which a leaning die shows as well as a flat one."""
+    witnessed a far camera, more than TOUCH_LEAST times :func:`lean_excess` of it lies beside
+    one edge of its top face. Not a verdict (a flat pair's seam may measure as much), but a
+    doubtful count of such a die must not be made sure by a second opinion: the classifier
+    and the dice profile read the top face's value, which a leaning die shows as well as a
+    flat one. (On the tuning seeds of TOUCH_MARGIN none of the 15 doubtful touching dice of
+    flat rolls measured over 0.3 times the threshold; 17 of the 116 doubtful leaning ones
+    measured between half of it and all of it.)"""
     if region.merged == 1 or not 1 <= count.value <= 6 or not far_calibration(calibration):
         return False
-    return side_excess(frame, calibration, region, count, others) > lean_excess(calibration)
+    area = side_excess(frame, calibration, region, count, others)
+    return area > TOUCH_LEAST * lean_excess(calibration)
 
 
 PIP_SIZED = 0.6  # a blob set aside as the lamp's spot with this share of the kept pips' median

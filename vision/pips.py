@@ -364,8 +364,8 @@ def _grid_distance(kept: np.ndarray, others: np.ndarray, side: float) -> np.ndar
     if len(kept) == 1:  # one pip does not show the face's axes
         return np.asarray(np.hypot(rel[:, 0], rel[:, 1]) / np.sqrt(2.0))
     c, s = np.cos(ANGLES[r]), np.sin(ANGLES[r])
-    u = rel[:, 0] * c - rel[:, 1] * s  # back into the face's own axes
-    v = rel[:, 0] * s + rel[:, 1] * c
+    u = rel[:, 0] * c + rel[:, 1] * s  # turned back into the face's own axes
+    v = rel[:, 1] * c - rel[:, 0] * s
     return np.asarray(np.maximum(np.abs(u), np.abs(v)))
 
 
