@@ -486,6 +486,30 @@ def free_standing(found: Found, calibration: Calibration) -> bool:
     )
 
 
+UNSEEN_SIDE = 0.5  # a lone die with at most this many times the tower's threshold beside
+# every edge shows no side face (tuning seeds 200-211, 500-511 and 800-811, 30 rolls, both
+# sizes, far calibrations: the 279 lone leaning dice whose counts set pips aside as a side
+# face's measured 1.38 times it or more; touching ones from 0, their side face often given to
+# the neighbour's square, so only a lone die is judged)
+
+
+def side_face_unseen(
+    frame: np.ndarray,
+    found: Found,
+    calibration: Calibration,
+    others: Sequence[tuple[Region, PipCount]] = (),
+) -> bool:
+    """Whether the pips ``found``'s count set aside as a side face's come with no side face:
+    a lone die under a calibration that witnessed a far camera, with no more than UNSEEN_SIDE
+    of the tower's threshold beside any edge of its top face at full resolution. The blobs
+    are then a flat die's (a rim's glint, a darker corner of a translucent die), no side face's
+    pips, and the die is not leaning for them (see :func:`vision.pips.side_pips_as_doubts`)."""
+    if not found.count.side_pips or found.region.merged != 1 or not far_calibration(calibration):
+        return False
+    area = side_excess(frame, calibration, found.region, found.count, others)
+    return area <= UNSEEN_SIDE * lean_excess(calibration)
+
+
 def frame_leaning(
     image: np.ndarray,
     found: Found,

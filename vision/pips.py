@@ -942,6 +942,16 @@ def free_six(count: PipCount) -> PipCount:
     return replace(count, doubt_idle=(True,) * len(count.doubt_at))
 
 
+def side_pips_as_doubts(count: PipCount) -> PipCount:
+    """The count of a die whose pips set aside as a side face's come with no side face (see
+    :func:`vision.lean.side_face_unseen`): those blobs lie beyond the top face, as blobs that
+    might have been pips do, and weigh as those do (BEYOND_DOUBT each), not as a side face,
+    which caps the count and calls the die leaning. Any other count is returned as it is."""
+    if not count.side_pips:
+        return count
+    return replace(count, side_pips=0, beyond=count.beyond + count.side_pips)
+
+
 BLOB_AT_PLACE = 0.1  # sides: a pip's radius, as far as a pip strays from its place
 SIX_MIDDLE = 0.16  # sides from a 6's centre: its empty middle (its nearest pips lie 0.27 out,
 # a pip's radius under 0.1); a leaning die's side face shows its pips at the rim, never there

@@ -38,6 +38,7 @@ from vision.lean import (
     far_calibration,
     frame_leaning,
     free_standing,
+    side_face_unseen,
     looks_tilted,
     nearest_wall,
 )
@@ -53,6 +54,7 @@ from vision.pips import (
     detect_pips,
     face_crop,
     free_six,
+    side_pips_as_doubts,
     learn_die_side,
     merged_pip,
     missing_pip,
@@ -489,6 +491,15 @@ def read_dice(
     if calibration is not None:  # a die with nothing to lean on shows no side face's pips
         readable = [
             replace(f, count=free_six(f.count)) if free_standing(f, calibration) else f
+            for f in readable
+        ]
+        # nor does a lone die whose side face the frame does not show
+        readable = [
+            replace(f, count=side_pips_as_doubts(f.count))
+            if side_face_unseen(
+                image, f, calibration, [(g.region, g.count) for g in readable if g is not f]
+            )
+            else f
             for f in readable
         ]
     dice: list[Die] = []

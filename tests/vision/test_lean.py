@@ -13,6 +13,7 @@ import pytest
 
 from vision.calibration import Calibration, CalibrationError, load_calibration
 from vision.lean import FAR_CALIBRATION, LEAN_EXCESS, far_calibration, side_excess
+from vision.pips import confidence
 from vision.reader import locate, read_dice
 from vision.setups import make_setup
 
@@ -532,3 +533,56 @@ def test_a_turned_face_s_pips_lie_on_its_own_axes(degrees: float) -> None:
     assert sorted(apart.argmin(axis=1)) == list(range(6))
     # every pip is one corner offset from the face's centre along its own axes
     assert _grid_distance(points, points, side) == pytest.approx(np.ones(6), abs=0.03)
+
+
+def _lone_with_side_pips(setup, number: int, cocked: int):
+    """The frame of roll ``number`` and its lone die whose count set pips aside as a side
+    face's, with the frame's other dice."""
+    frame, _ = setup.roll(number, cocked)
+    found, _ = locate(frame, setup.calibration)
+    die = next(f for f in found if f.count.side_pips and f.region.merged == 1)
+    return frame, die, [(g.region, g.count) for g in found if g is not die]
+
+
+def test_side_pips_that_come_with_no_side_face_are_doubts_of_a_flat_die() -> None:
+    # setup 2108 roll 4 at 640x480: a flat green 6 turned about 45 degrees whose darker
+    # corner the count set aside as a side face's pip (capped at 0.45, and called leaning):
+    # nothing beside any edge of its top face stands out from the floor
+    from vision.lean import side_face_unseen
+    from vision.pips import BEYOND_DOUBT, side_pips_as_doubts
+    from vision.render import resolve_style
+
+    setup = make_setup(2108, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    frame, die, others = _lone_with_side_pips(setup, 4, 0)
+    assert side_face_unseen(frame, die, setup.calibration, others)
+    doubts = side_pips_as_doubts(die.count)
+    assert doubts.side_pips == 0 and doubts.beyond == die.count.beyond + die.count.side_pips
+    assert doubts.value == die.count.value and doubts.pips == die.count.pips
+    assert confidence(die.count) <= 0.45
+    assert confidence(doubts) == pytest.approx(
+        confidence(dataclasses.replace(doubts, beyond=die.count.beyond))
+        * BEYOND_DOUBT**die.count.side_pips
+    )
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert reading.ok, reading.reason
+    # a touching die's side face may be given to its neighbour's square: its side pips stand
+    merged = dataclasses.replace(die, region=dataclasses.replace(die.region, merged=2))
+    assert not side_face_unseen(frame, merged, setup.calibration, others)
+
+
+def test_a_lone_leaning_die_s_side_pips_come_with_its_side_face() -> None:
+    # tuning seed 809 roll 9 at 640x480: a lone die leaning on a wall whose count set a side
+    # face's pip aside; its side face measures 1.38 times the tower's threshold, the least of
+    # the tuning seeds' lone leaning dice with side pips
+    from vision.lean import UNSEEN_SIDE, lean_excess, side_face_unseen
+    from vision.render import resolve_style
+
+    setup = make_setup(809, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    frame, die, others = _lone_with_side_pips(setup, 9, 1)
+    area = side_excess(frame, setup.calibration, die.region, die.count, others)
+    assert area > 2 * UNSEEN_SIDE * lean_excess(setup.calibration)
+    assert not side_face_unseen(frame, die, setup.calibration, others)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
