@@ -462,6 +462,44 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     return [p for k, p in enumerate(pips) if k != best[1]], 1
 
 
+def near_for_spot(
+    pips: list[Pip], near: Sequence[Pip], side: float
+) -> tuple[list[Pip], Sequence[Pip], int]:
+    """The pips of a face whose weak blob is the lamp's spot and whose pip in its place was
+    set aside as nearly a pip (a glossy die's rim highlight joined it, so it is neither round
+    nor a disc with a core): when the pips form no clean face, a blob weaker than the others
+    (GLARE_WEAKER) that is small (SPOT_AREA of their median area) or peaked (PEAKED), swapped
+    for one nearly-pip blob as strong as they are, leaves a clean face of as many pips. The
+    blob set aside is a reflection (counted as ``glare``, as :func:`without_glare` counts
+    one). Returns ``pips``, ``near`` and 0 unchanged otherwise."""
+    if not 2 <= len(pips) <= 6:
+        return pips, near, 0
+    points = np.array([(p.x, p.y) for p in pips], np.float32)
+    if _fit(points, side)[0] < CLEAN_FIT:
+        return pips, near, 0
+    best: tuple[float, int, int] | None = None
+    for i, spot in enumerate(pips):
+        rest = [p for k, p in enumerate(pips) if k != i]
+        strength = small_median([p.strength for p in rest])
+        area = small_median([p.area for p in rest])
+        if spot.strength >= GLARE_WEAKER * strength:
+            continue
+        if spot.area >= SPOT_AREA * area and spot.plateau >= PEAKED:
+            continue
+        for j, blob in enumerate(near):
+            if blob.strength < GLARE_WEAKER * strength:
+                continue
+            swapped = np.array([(p.x, p.y) for p in rest] + [(blob.x, blob.y)], np.float32)
+            error = _fit(swapped, side)[0]
+            if error < CLEAN_FIT and (best is None or error < best[0]):
+                best = (error, i, j)
+    if best is None:
+        return pips, near, 0
+    _, i, j = best
+    kept = [p for k, p in enumerate(pips) if k != i] + [near[j]]
+    return kept, [b for k, b in enumerate(near) if k != j], 1
+
+
 @dataclass(frozen=True)
 class Pip:
     """One pip: centre (frame pixels), area in pixels, contrast over the threshold."""
@@ -837,6 +875,8 @@ def assess(
     if not side_pips:
         every = pips
         pips, glare = without_glare(pips, side)
+        if not glare and near:
+            pips, near, glare = near_for_spot(pips, near, side)
         if glare:
             spot = next(p for p in every if p not in pips)
             middle = face_centre(np.array([(p.x, p.y) for p in pips], np.float32))
