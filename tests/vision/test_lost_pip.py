@@ -176,6 +176,22 @@ def test_an_unsure_die_is_reported_as_the_face_its_pips_fit_best() -> None:
         assert die.confidence < MIN_CONFIDENCE and die.value == value
 
 
+def test_an_unsure_die_is_reported_as_a_sure_profile_reads_it() -> None:
+    # a count of 4 sure enough to score (four clean pips) that a profile sure of a 5 vetoes:
+    # unsure, and reported as the 5 the profile, taught on these dice, reads (seed 3102 roll
+    # 19 at 640x480: a 5 whose middle pip a highlight hid)
+    four = assess(pips(GRID[4]), CENTRE, SIDE, 0)
+    assert confidence(four) >= MIN_CONFIDENCE
+    vetoed = _die(found(four), SIDE, None, sure(5))
+    assert vetoed.confidence < MIN_CONFIDENCE and vetoed.value == 5
+    # a profile unsure of it leaves the count's own face
+    hesitant = np.array([0.02, 0.02, 0.02, 0.1, 0.8, 0.04])
+    doubtful = assess(pips(GRID[4]), CENTRE, SIDE, 3)  # three doubts: unsure
+    assert _die(found(doubtful), SIDE, None, hesitant).value == 4
+    # and a profile sure of the count's face keeps it
+    assert _die(found(doubtful), SIDE, None, sure(4)).value == 4
+
+
 def test_a_middle_pip_set_aside_as_the_spot_is_reported_as_a_sure_classifier_reads_it() -> None:
     # setup 1710 roll 10 at 640x480: a 3 whose middle pip, with the lamp's reflection on
     # it, was set aside as the spot at a 2's centre; the classifier is sure of the 3, but
