@@ -328,9 +328,10 @@ def leans_touching(
         return True
     # part of that, and the die's region drawn out through that edge: a side face, which a
     # flat pair's seam (shared between the two squares) is not
-    return area > TOUCH_LEAST * threshold and region_shift(
-        region, count, outward, calibration.die_side
-    ) > TOUCH_SHIFT
+    return (
+        area > TOUCH_LEAST * threshold
+        and region_shift(region, count, outward, calibration.die_side) > TOUCH_SHIFT
+    )
 
 
 def region_shift(

@@ -38,9 +38,9 @@ from vision.lean import (
     far_calibration,
     frame_leaning,
     free_standing,
-    side_face_unseen,
     looks_tilted,
     nearest_wall,
+    side_face_unseen,
 )
 from vision.learned import read_learned, read_single
 from vision.pipfirst import Fragment, join_fragments
@@ -54,12 +54,12 @@ from vision.pips import (
     detect_pips,
     face_crop,
     free_six,
-    side_pips_as_doubts,
     learn_die_side,
     merged_pip,
     missing_pip,
     pulled_pip,
     share_pips,
+    side_pips_as_doubts,
 )
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading, check_frame

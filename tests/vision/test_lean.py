@@ -186,7 +186,9 @@ def test_a_doubtful_touching_die_with_half_the_threshold_beside_an_edge_is_not_r
     found, _ = locate(frame, setup.calibration)
     die = min(
         found,
-        key=lambda f: math.hypot(f.centre[0] - cocked["center"][0], f.centre[1] - cocked["center"][1]),
+        key=lambda f: math.hypot(
+            f.centre[0] - cocked["center"][0], f.centre[1] - cocked["center"][1]
+        ),
     )
     others = [(g.region, g.count) for g in found if g is not die]
     ratio = side_excess(frame, setup.calibration, die.region, die.count, others) / lean_excess(

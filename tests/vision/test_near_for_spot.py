@@ -38,7 +38,7 @@ def _four_with_spot_for_a_pip(**spot) -> tuple[list[Pip], list[Pip]]:
     corners = [_at(u, v) for u, v in GRID[4] if (u, v) != (1, 1)]
     lamp = _at(-0.1, 0.7, **({"area": 60.0, "strength": 1.85, "plateau": 0.38} | spot))
     swollen = _at(1.05, 1.1, area=210.0, strength=2.24)
-    return corners + [lamp], [swollen]
+    return [*corners, lamp], [swollen]
 
 
 def test_the_lamp_s_spot_counted_in_a_pip_s_place_is_swapped_for_that_pip() -> None:
@@ -107,5 +107,7 @@ def test_a_glossy_die_whose_rim_highlight_joined_a_pip_is_read(seed, number, cen
     assert reading.ok, reading.reason
     assert sorted(reading.values) == sorted(d["value"] for d in truth["dice"])
     if centre is not None:
-        die = min(reading.dice, key=lambda d: math.hypot(d.center[0] - centre[0], d.center[1] - centre[1]))
+        die = min(
+            reading.dice, key=lambda d: math.hypot(d.center[0] - centre[0], d.center[1] - centre[1])
+        )
         assert die.value == 4 and die.confidence >= 0.5
