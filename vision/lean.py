@@ -23,7 +23,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.found import Found
 from vision.kernels import median_of
-from vision.pips import PEAKED, PipCount, confidence, face_centre, face_turn
+from vision.pips import PEAKED, PipCount, confidence, face_centre, face_turn, on_face_axes
 from vision.segment import Region, difference, weighted_lab
 
 EDGE_MARGIN = 0.06  # beyond the face's square by more than this many sides is a side face
@@ -131,7 +131,7 @@ def side_face(
     stands_out = np.bitwise_and((dist > level).view(np.uint8), np.asarray(near, np.uint8))
     labels, parts = cv2.connectedComponents(stands_out)
     centre, turn = _face_axes(count, region, side)
-    c, s = math.cos(turn), math.sin(turn)  # u = dx c + dy s, v = dy c - dx s
+    c, s = math.cos(turn), math.sin(turn)  # the face's axes are (c, s) and (-s, c)
     found = cv2.findNonZero(stands_out)  # (x, y) of each pixel that stands out
     if found is None:  # nothing beyond any edge: the first edge's, as argmax of four zeros
         return 0.0, (c, s)
@@ -143,7 +143,7 @@ def side_face(
     own[at[dx**2 + dy**2 < (0.3 * side) ** 2]] = True
     die = own[at]
     dx, dy = dx[die], dy[die]
-    u, v = dx * c + dy * s, dy * c - dx * s
+    u, v = on_face_axes(dx, dy, turn)
     along_u, along_v = np.abs(u), np.abs(v)
     reach = np.maximum(along_u, along_v)
     edge = (0.5 + EDGE_MARGIN) * side
@@ -235,7 +235,7 @@ def side_face_checked(
     edges = (across & (u > 0), across & (u < 0), ~across & (v > 0), ~across & (v < 0))
     areas = [float(np.count_nonzero(beyond & e)) for e in edges]
     k = int(np.argmax(areas))
-    c, s = math.cos(turn), math.sin(turn)  # u = dx c + dy s, v = dy c - dx s
+    c, s = math.cos(turn), math.sin(turn)  # the face's axes are (c, s) and (-s, c)
     outward = ((c, s), (-c, -s), (-s, c), (s, -c))[k]
     return areas[k] / side**2, outward
 
@@ -243,11 +243,9 @@ def side_face_checked(
 def _face_coordinates(
     xs: np.ndarray, ys: np.ndarray, centre: np.ndarray, turn: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel positions along a face's own two axes, from its centre: the offsets turned back
-    by ``turn``, the turn :func:`vision.pips.face_turn` gives the face's layout."""
-    dx, dy = xs - centre[0], ys - centre[1]
-    c, s = math.cos(turn), math.sin(turn)
-    return dx * c + dy * s, dy * c - dx * s
+    """Pixel positions along a face's own two axes, from its centre (see
+    :func:`vision.pips.on_face_axes`)."""
+    return on_face_axes(xs - centre[0], ys - centre[1], turn)
 
 
 def far_calibration(calibration: Calibration) -> bool:

@@ -7,6 +7,7 @@ not sit where a real face puts them is not trusted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -340,6 +341,14 @@ def face_turn(points: np.ndarray, side: float) -> float:
     return float(ANGLES[_fit(points, side)[1]])
 
 
+def on_face_axes(dx: np.ndarray, dy: np.ndarray, turn: float) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets from a face's centre (frame axes) along the face's own two axes: turned back
+    by ``turn``, the turn :func:`face_turn` gives the face (by which it turned the standard
+    layout on)."""
+    c, s = math.cos(turn), math.sin(turn)
+    return dx * c + dy * s, dy * c - dx * s
+
+
 def layout_error(points: np.ndarray, side: float) -> float:
     """How far ``points`` (pixels) are from the best standard layout of their count, in sides.
 
@@ -363,9 +372,7 @@ def _grid_distance(kept: np.ndarray, others: np.ndarray, side: float) -> np.ndar
     rel = (others.reshape(-1, 2) - mean_of(kept, 0)) / (side * a)
     if len(kept) == 1:  # one pip does not show the face's axes
         return np.asarray(np.hypot(rel[:, 0], rel[:, 1]) / np.sqrt(2.0))
-    c, s = np.cos(ANGLES[r]), np.sin(ANGLES[r])
-    u = rel[:, 0] * c + rel[:, 1] * s  # turned back into the face's own axes
-    v = rel[:, 1] * c - rel[:, 0] * s
+    u, v = on_face_axes(rel[:, 0], rel[:, 1], float(ANGLES[r]))
     return np.asarray(np.maximum(np.abs(u), np.abs(v)))
 
 
