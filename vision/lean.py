@@ -24,6 +24,7 @@ from vision.calibration import Calibration
 from vision.found import Found
 from vision.kernels import median_of
 from vision.pips import PEAKED, PipCount, confidence, face_centre, face_turn, on_face_axes
+from vision.seam import side_face_between
 from vision.segment import Region, difference, weighted_lab
 
 EDGE_MARGIN = 0.06  # beyond the face's square by more than this many sides is a side face
@@ -541,9 +542,15 @@ def frame_leaning(
             image, calibration, found.region, found.count, others
         )
     if found.region.merged != 1:  # a touching die: its side face beside one edge, several
-        # times what a flat pair's seam shows, under a far calibration
-        return far_by_calibration and leans_touching(
-            image, calibration, found.region, found.count, others, scored
+        # times what a flat pair's seam shows, or in the seam with a neighbour, under a far
+        # calibration
+        return far_by_calibration and (
+            leans_touching(image, calibration, found.region, found.count, others, scored)
+            or any(
+                side_face_between(image, calibration, found.count, counted)
+                for region, counted in others
+                if region.merged != 1
+            )
         )
     at_wall = far_by_calibration and nearest_wall(calibration, found.centre)[1] < WALL_REACH
     if long_side(found.region) <= SUSPECT_LONG * side and not at_wall:

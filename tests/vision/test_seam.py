@@ -1,0 +1,182 @@
+"""A side face in the seam between two touching dice (vision.seam): made-up pairs of faces,
+the pips' colour on a shaded side face, and rendered rolls whose leaning die showed its side
+face only there."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.calibration import Calibration
+from vision.pips import PipCount
+from vision.reader import read_dice
+from vision.seam import (
+    SEAM_APART,
+    SEAM_FLOOR,
+    SEAM_MARKS,
+    pip_coloured,
+    seam_between,
+    side_face_between,
+)
+from vision.setups import make_setup
+
+SIDE = 40  # pixels
+FLOOR = (90, 90, 90)
+IVORY = (200, 225, 235)
+RED = (40, 40, 200)
+SHADED_IVORY = (140, 160, 170)  # the side face, lit less than the top
+SHADED_RED = (30, 30, 140)
+
+
+def _calibration(size: tuple[int, int], floor: tuple[int, int, int]) -> Calibration:
+    empty = np.full((12, 16, 3), floor, np.uint8)
+    ok, png = cv2.imencode(".png", empty)
+    assert ok
+    w, h = size
+    return Calibration(
+        frame_size=size,
+        tray=((0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)),
+        background_png=png.tobytes(),
+        die_side=float(SIDE),
+        pip_contrast=100.0,
+        flat_excess=0.0,
+    )
+
+
+def _count(value: int, centre: tuple[float, float]) -> PipCount:
+    a = 0.25 * SIDE
+    places = {
+        2: [(-a, -a), (a, a)],
+        6: [(-a, -a), (a, -a), (-a, 0), (a, 0), (-a, a), (a, a)],
+    }[value]
+    pips = tuple((centre[0] + x, centre[1] + y) for x, y in places)
+    return PipCount(value, pips, 0.0, 0.0, 2.0, 0, 0.0)
+
+
+def _face(frame: np.ndarray, count: PipCount, centre: tuple[float, float]) -> None:
+    x, y = centre
+    half = SIDE // 2
+    cv2.rectangle(
+        frame,
+        (int(x) - half, int(y) - half),
+        (int(x) + half - 1, int(y) + half - 1),
+        IVORY,
+        cv2.FILLED,
+    )
+    for px, py in count.pips:
+        cv2.circle(frame, (round(px), round(py)), 4, RED, cv2.FILLED)
+
+
+def _pair(
+    apart: float,
+    band: tuple[int, int, int] | None = None,
+    dashes: bool = False,
+    floor: tuple[int, int, int] = FLOOR,
+) -> tuple[np.ndarray, Calibration, PipCount, PipCount]:
+    """A 2 and a 6 side by side on a ``floor``, their faces' centres ``apart`` sides apart;
+    between them the floor, or a band of colour ``band`` (a side face), with three pips
+    foreshortened to dashes on it when ``dashes``."""
+    frame = np.full((160, 240, 3), floor, np.uint8)
+    first = (90.0, 80.0)
+    second = (90.0 + apart * SIDE, 80.0)
+    two, six = _count(2, first), _count(6, second)
+    if band is not None:
+        cv2.rectangle(
+            frame,
+            (90 + SIDE // 2, 80 - SIDE // 2),
+            (int(second[0]) - SIDE // 2, 80 + SIDE // 2 - 1),
+            band,
+            cv2.FILLED,
+        )
+        if dashes:
+            middle = round((first[0] + second[0]) / 2)
+            for y in (70, 80, 90):
+                cv2.rectangle(
+                    frame, (middle - 1, y - 2), (middle + 1, y + 2), SHADED_RED, cv2.FILLED
+                )
+    _face(frame, two, first)
+    _face(frame, six, second)
+    return frame, _calibration((240, 160), floor), two, six
+
+
+def test_a_side_face_with_pips_between_two_faces_apart_is_seen() -> None:
+    frame, calibration, two, six = _pair(1.15, SHADED_IVORY, dashes=True)
+    seam = seam_between(frame, calibration, two, six)
+    assert seam.apart == pytest.approx(1.15)
+    assert seam.floor == 0.0 and seam.marks >= SEAM_MARKS
+    assert side_face_between(frame, calibration, two, six)
+    assert side_face_between(frame, calibration, six, two)  # either die's view of the seam
+
+
+def test_a_band_without_pips_is_no_side_face() -> None:
+    # the dice's rims, or the crack between them: no pip-coloured marks
+    frame, calibration, two, six = _pair(1.15, SHADED_IVORY)
+    assert seam_between(frame, calibration, two, six).marks == 0.0
+    assert not side_face_between(frame, calibration, two, six)
+    # a streak of the pips' colour along the whole seam (a glossy rim's glint with white
+    # pips) is no pip either
+    x = round(90 + 1.15 * SIDE / 2)
+    cv2.line(frame, (x, 80 - SIDE // 2), (x, 80 + SIDE // 2 - 1), RED, 2)
+    assert seam_between(frame, calibration, two, six).marks == 0.0
+
+
+def test_dice_with_the_floor_between_them_lie_apart() -> None:
+    # a red floor, the colour of the pips, between them: a gap is no seam
+    frame, calibration, two, six = _pair(1.15, floor=(50, 50, 170))
+    # the rims meet at two points, so the floor shows through in pieces the size of a pip
+    for y in (75, 85):
+        cv2.line(frame, (105, y), (135, y), IVORY, 1)
+    seam = seam_between(frame, calibration, two, six)
+    # the floor, and its blend with the rims, look like the pips: the floor share decides
+    assert seam.floor > SEAM_FLOOR and seam.marks >= SEAM_MARKS
+    assert not side_face_between(frame, calibration, two, six)
+
+
+def test_flat_touching_dice_are_not_judged_by_their_seam() -> None:
+    # a side apart: the rims meet, whatever the crack between them shows (here marks the
+    # colour and size of foreshortened pips)
+    apart = SEAM_APART - 0.03
+    frame, calibration, two, six = _pair(apart)
+    x = round(90 + apart * SIDE / 2)
+    for y in (70, 80, 90):
+        cv2.rectangle(frame, (x - 1, y - 2), (x + 1, y + 2), SHADED_RED, cv2.FILLED)
+    assert seam_between(frame, calibration, two, six).marks >= SEAM_MARKS
+    assert not side_face_between(frame, calibration, two, six)
+
+
+def test_pips_on_a_shaded_side_face_are_told_by_their_hue() -> None:
+    white, blue = np.array([240, 240, 240], np.uint8), np.array([200, 90, 40], np.uint8)
+    seam = np.array([[[70, 70, 70], [100, 45, 20], [230, 235, 235], [120, 60, 30]]], np.uint8)
+    marked = pip_coloured(seam, white, blue)
+    # a shaded white pip is nearer the blue body than the white pips in lightness, but has
+    # their hue; the shaded blue body has the body's
+    assert marked.tolist() == [[True, False, True, False]]
+    # dice whose pips and body share a hue (white on ivory, black on white) are told by
+    # colour alone
+    ivory = np.array(IVORY, np.uint8)
+    grey = pip_coloured(np.array([[[70, 70, 70]]], np.uint8), white, ivory)
+    assert grey.tolist() == [[False]]
+
+
+@pytest.mark.parametrize(
+    ("seed", "number", "size"),
+    [
+        # a 6 leaning on a 2 at the right wall, its side face (red dashes) in the seam: the
+        # faces' centres 1.06 sides apart, 0.019 square sides of marks
+        (1705, 12, (640, 480)),
+        # a 2 leaning on a 6 at the left wall: 1.10 sides apart, 0.076 of marks
+        (6402, 18, (1296, 972)),
+    ],
+)
+def test_a_die_whose_side_face_lies_in_the_seam_is_refused(
+    seed: int, number: int, size: tuple[int, int]
+) -> None:
+    from vision.render import resolve_style
+
+    setup = make_setup(seed, size, resolve_style("setup"))
+    assert setup is not None
+    frame, _ = setup.roll(number, 1)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok
+    assert "leaning" in reading.reason
