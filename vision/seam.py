@@ -120,18 +120,25 @@ def _grid(
 
 
 def _sample(image: np.ndarray, points: list[np.ndarray]) -> np.ndarray:
-    """The pixels of ``image`` nearest ``points`` (clipped to the frame), as an (N, 3) array."""
+    """The mean colour of the 3 x 3 pixels of ``image`` round each of ``points`` (clipped
+    to the frame), as an (N, 3) float array."""
     h, w = image.shape[:2]
-    xs = np.clip(np.rint([p[0] for p in points]).astype(int), 0, w - 1)
-    ys = np.clip(np.rint([p[1] for p in points]).astype(int), 0, h - 1)
-    return np.asarray(image[ys, xs])
+    xs = np.rint([p[0] for p in points]).astype(int)
+    ys = np.rint([p[1] for p in points]).astype(int)
+    total = np.zeros((len(points), 3), np.float64)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            total += image[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+    out: np.ndarray = total / 9.0
+    return out
 
 
 def _colours(
     frame: np.ndarray, counts: tuple[PipCount, PipCount], side: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The pips' colour and the dice's body colour (BGR, 8-bit): the medians of the blurred
-    frame at the pips' centres and on a ring between the pips round each face's centre."""
+    """The pips' colour and the dice's body colour (BGR, 8-bit): the medians of the frame
+    (3 x 3 means) at the pips' centres and on a ring between the pips round each face's
+    centre."""
     pips = [np.array(p, np.float64) for c in counts for p in c.pips]
     ring: list[np.ndarray] = []
     for c in counts:
@@ -140,9 +147,8 @@ def _colours(
             q = middle + RING * side * np.array([math.cos(a), math.sin(a)])
             if all(math.hypot(q[0] - p[0], q[1] - p[1]) > 0.12 * side for p in pips):
                 ring.append(q)
-    blurred = cv2.GaussianBlur(frame, (3, 3), 0)
-    pip = np.median(_sample(blurred, pips), axis=0)
-    body = np.median(_sample(blurred, ring), axis=0) if ring else pip
+    pip = np.median(_sample(frame, pips), axis=0)
+    body = np.median(_sample(frame, ring), axis=0) if ring else pip
     return np.rint(pip).astype(np.uint8), np.rint(body).astype(np.uint8)
 
 
