@@ -15,9 +15,10 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, find_tray, grown_outline
+from vision.found import Found
 from vision.lamp import LAMP_REACH, LAMP_SUPPORT
 from vision.lean import side_excess
-from vision.pips import count_pips, learn_die_side
+from vision.pips import CORNER_REACH, count_pips, learn_die_side
 from vision.reader import locate, read_dice
 from vision.reading import check_frame
 from vision.segment import (
@@ -181,16 +182,28 @@ def flat_excess(frame: np.ndarray, cal: Calibration) -> float | None:
     """The largest side-face area beside the flat dice of ``frame`` (see
     :func:`vision.lean.side_excess`), None when fewer than three dice show a face: near
     zero for a camera far above, larger for one whose view takes in the sides of the dice
-    away from the frame's centre."""
+    away from the frame's centre. A die counted as one pip that lies where a 2's corner pip
+    lies (``CORNER_REACH`` from its region's centre, where a 1's pip never does, however
+    near the camera) is passed over: its face's square, placed on that one pip, would take
+    the die's own body for a side face."""
     found, _ = locate(frame, cal)
     values = [
         side_excess(
             frame, cal, f.region, f.count, [(g.region, g.count) for g in found if g is not f]
         )
         for f in found
-        if 1 <= f.count.value <= 6
+        if 1 <= f.count.value <= 6 and not _corner_pip(f, cal.die_side)
     ]
     return float(np.max(values)) if len(values) >= 3 else None
+
+
+def _corner_pip(found: Found, side: float) -> bool:
+    """Whether ``found`` is counted as one pip that lies a 2's corner pip's distance or more
+    from its region's centre (a 2 whose other pip was lost)."""
+    if found.count.value != 1:
+        return False
+    (x, y), (cx, cy) = found.count.pips[0], found.region.center
+    return math.hypot(x - cx, y - cy) / side >= CORNER_REACH[0]
 
 
 def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:

@@ -29,15 +29,15 @@ from vision.segment import difference, to_lab
 
 SEAM_APART = 1.03  # top faces whose pips' centres lie this many sides apart or more hold
 # something between them (tuning seeds 200-211, 500-511, 800-811 and 1400-2611 but 2000,
-# 30 rolls, both sizes: of 10,511 flat touching pairs with sure counts and no floor between
-# them the farthest lay 1.029 sides apart, 99.9% at most 1.01; the leaning ones whose side
-# face lay in the seam 1.036-1.11)
+# 30 rolls, both sizes, benchmarks/seam_pairs.py: of 6,641 flat touching pairs with sure
+# counts and no floor between them the farthest lay 1.014 sides apart, 99.9% at most
+# 1.006; the leaning dice scored before whose side face lay in the seam 1.036-1.136)
 SEAM_REACH = 1.5  # dice farther apart than this many sides are no touching pair
 SEAM_FLOOR = 0.2  # a seam whose middle looks like the floor for more than this share is a gap
 FLOOR_NEAR = 20.0  # a pixel this close to the empty tray's colour there is the floor
 SEAM_MARKS = 0.0125  # square sides of pip-coloured marks from which the seam holds a side
-# face (the same flat pairs farther apart than a side: at most 0.01; the leaning ones
-# 0.019-0.08)
+# face (the same flat pairs more than a side apart, 15: at most 0.005; the leaning ones
+# 0.019-0.093)
 SAMPLES = 40  # the seam's grid: samples to a die side
 ALONG = 0.125  # the seam's marks are sought within this many sides of the midpoint along u
 ACROSS = 0.4  # ... and across it (a face's pips lie within 0.3 of its centre line)

@@ -234,3 +234,36 @@ def test_a_calibration_made_with_another_tray_works_out_its_own_mask_and_box(
     assert np.count_nonzero(other.tray_mask) < np.count_nonzero(first_mask)
     assert dataclasses.replace(tower_calibration, tray=((0, 0), (9, 9))).tray_box is None
     assert tower_calibration.tray_box is first_box  # the first keeps its own, worked out once
+
+
+def test_a_die_counted_as_one_pip_at_a_corner_witnesses_nothing() -> None:
+    # setup 2109 at 640x480: a flat 2 beside the lamp's spot is counted as one pip, 0.33
+    # side from its die's centre; a square placed on that pip took the die's own body for
+    # a side face (0.17 square sides), which made the tower a near camera's and let a die
+    # leaning on the right wall be scored (roll 6)
+    from vision.calibrate import flat_excess
+    from vision.lean import FAR_CALIBRATION
+    from vision.pips import CORNER_REACH
+    from vision.reader import locate
+    from vision.render import resolve_style
+    from vision.setups import make_setup
+
+    style = resolve_style("setup")
+    setup = make_setup(2109, (640, 480), style)
+    assert setup is not None
+    flat, _ = render_tray(
+        random_tray(2109 + 7919), size=(640, 480), seed=2109, style=style, frame=100002
+    )
+    found, side = locate(flat, setup.calibration)
+    ones = [f for f in found if f.count.value == 1]
+    off = [
+        np.hypot(f.count.pips[0][0] - f.region.center[0], f.count.pips[0][1] - f.region.center[1])
+        / side
+        for f in ones
+    ]
+    assert max(off) >= CORNER_REACH[0]  # the 2 counted as a corner pip
+    excess = flat_excess(flat, setup.calibration)
+    assert excess is not None and excess <= FAR_CALIBRATION
+    frame, _ = setup.roll(6, 1)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
