@@ -35,6 +35,7 @@ SEAM_APART = 1.03  # top faces whose pips' centres lie this many sides apart or 
 SEAM_REACH = 1.5  # dice farther apart than this many sides are no touching pair
 SEAM_FLOOR = 0.2  # a seam whose middle looks like the floor for more than this share is a gap
 FLOOR_NEAR = 20.0  # a pixel this close to the empty tray's colour there is the floor
+FLOOR_EDGE = 2  # samples beside the floor that are a die's edge blurred into it
 SEAM_MARKS = 0.0125  # square sides of pip-coloured marks from which the seam holds a side
 # face (the same flat pairs more than a side apart, 15: at most 0.005; the leaning ones
 # 0.019-0.093)
@@ -162,12 +163,18 @@ def _unit(colours: np.ndarray) -> np.ndarray:
 DARK = 0.1 * 255  # colours (BGR length) darker than this show no hue to compare
 
 
-def pip_coloured(seam: np.ndarray, pip: np.ndarray, body: np.ndarray) -> np.ndarray:
+def pip_coloured(
+    seam: np.ndarray,
+    pip: np.ndarray,
+    body: np.ndarray,
+    beside_floor: np.ndarray | None = None,
+) -> np.ndarray:
     """Which pixels of ``seam`` (BGR, 8-bit) look like the pips rather than the body (both
     BGR, 8-bit): nearer the pips' colour than the body's in Lab (and within 0.6 of the way
     between them), or, where the pips' and the body's hues differ by HUE_APART degrees or
     more, nearer the pips' hue at any lightness (a side face is lit less than the top face,
-    its pips too)."""
+    its pips too) but for the pixels ``beside_floor`` marks: a die's edge blurred into the
+    floor mixes the two colours into a greyish hue, neither die nor floor."""
     lab = to_lab(seam)
     pip_lab, body_lab = (to_lab(c.reshape(1, 1, 3))[0, 0] for c in (pip, body))
     contrast = float(np.linalg.norm(pip_lab - body_lab))
@@ -189,6 +196,8 @@ def pip_coloured(seam: np.ndarray, pip: np.ndarray, body: np.ndarray) -> np.ndar
         & (np.linalg.norm(seam.astype(np.float32), axis=2) > DARK)
         & (towards < 0.5 * apart)
     )
+    if beside_floor is not None:
+        hue &= ~beside_floor
     return np.asarray(plain | hue)
 
 
@@ -218,7 +227,8 @@ def seam_between(
     for x, y in count.pips + other.pips:
         clear &= np.hypot(at[0] - x, at[1] - y) > PIP_CLEAR * side
     pip, body = _colours(frame, (count, other), side)
-    marks = pip_coloured(seam, pip, body) & clear & ~floor
+    edge = cv2.dilate(floor.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=FLOOR_EDGE)
+    marks = pip_coloured(seam, pip, body, edge > 0) & clear & ~floor
     n, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
     least, most = (round(s * SAMPLES) for s in MARK_SIZE)
     total = 0
