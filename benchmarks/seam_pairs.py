@@ -69,6 +69,7 @@ def pairs(first: int, setups: int, rolls: int, size: tuple[int, int]) -> list[di
                                 "ok": reading.ok,
                                 "sure": min(confidence(a.count), confidence(b.count)) >= 0.5,
                                 "apart": round(seam.apart, 4),
+                                "turned": round(seam.turned, 1),
                                 "floor": round(seam.floor, 3),
                                 "marks": round(seam.marks, 5),
                                 "side_face": seam.side_face,

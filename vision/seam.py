@@ -6,7 +6,8 @@ shadow are no side face). Two things tell that band from a flat pair's seam:
 
 - the two top faces lie apart by the band's width: the centres of their pips are more than
   a side apart, where flat touching dice sit a side apart or nearer (their rounded edges
-  meet), and what fills the gap is not the floor;
+  meet), square to the line between them (the leaning die rests on its neighbour's face),
+  and what fills the gap is not the floor;
 - every face of a die bears pips, so the band bears marks of the pips' colour (foreshortened
   to dashes at that slant), where a flat pair's seam shows the dice's rims and the crack
   between them.
@@ -24,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.pips import PipCount, face_centre
+from vision.pips import PipCount, face_centre, face_turn
 from vision.segment import difference, to_lab
 
 SEAM_APART = 1.03  # top faces whose pips' centres lie this many sides apart or more hold
@@ -33,6 +34,11 @@ SEAM_APART = 1.03  # top faces whose pips' centres lie this many sides apart or 
 # counts and no floor between them the farthest lay 1.014 sides apart, 99.9% at most
 # 1.006; the leaning dice scored before whose side face lay in the seam 1.036-1.136)
 SEAM_REACH = 1.5  # dice farther apart than this many sides are no touching pair
+SEAM_SQUARE = 8.0  # degrees: a die leaning on its neighbour rests on the neighbour's face,
+# its side face along the neighbour's edge, so both top faces are square to the line between
+# them (the leaning dice above: at most 3.9, the layout's fit turning in steps of 4); flat
+# dice meeting at a corner are turned from it (the plain tower's seeds 1050 and 1558: 12.7
+# and 13.3-27.3)
 SEAM_FLOOR = 0.2  # a seam whose middle looks like the floor for more than this share is a gap
 FLOOR_NEAR = 20.0  # a pixel this close to the empty tray's colour there is the floor
 FLOOR_EDGE = 2  # samples beside the floor that are a die's edge blurred into it
@@ -53,21 +59,25 @@ HUE_APART = 8.0  # degrees between the pips' and the body's colour from which hu
 
 @dataclass(frozen=True)
 class Seam:
-    """The seam between two top faces: how far apart their pips' centres lie (sides), the
-    share of its middle that looks like the floor, and the area (square sides) of
-    pip-coloured marks in it."""
+    """The seam between two top faces: how far apart their pips' centres lie (sides), how
+    far (degrees) the line between those centres turns from the nearer axis of either face
+    (the larger of the two; a face of one pip shows no axes), the share of its middle that
+    looks like the floor, and the area (square sides) of pip-coloured marks in it."""
 
     apart: float
+    turned: float
     floor: float
     marks: float
 
     @property
     def side_face(self) -> bool:
         """Whether it holds a side face: the faces more than SEAM_APART sides apart (but
-        touching, within SEAM_REACH), its middle no floor (SEAM_FLOOR), and pip-coloured
-        marks of SEAM_MARKS square sides or more in it."""
+        touching, within SEAM_REACH) and square to the line between them (SEAM_SQUARE), its
+        middle no floor (SEAM_FLOOR), and pip-coloured marks of SEAM_MARKS square sides or
+        more in it."""
         return (
             SEAM_APART < self.apart < SEAM_REACH
+            and self.turned <= SEAM_SQUARE
             and self.floor <= SEAM_FLOOR
             and self.marks >= SEAM_MARKS
         )
@@ -78,6 +88,16 @@ def _apart(count: PipCount, other: PipCount, side: float) -> tuple[np.ndarray, n
     mine = face_centre(np.array(count.pips, np.float32)).astype(np.float64)
     theirs = face_centre(np.array(other.pips, np.float32)).astype(np.float64)
     return mine, theirs, math.hypot(*(theirs - mine)) / side
+
+
+def _turned(count: PipCount, along: np.ndarray, side: float) -> float:
+    """How far (degrees, 0-45) the direction ``along`` turns from the nearer axis of the face
+    ``count`` counted (its layout's fit); 0 for a face of one pip, which shows no axes."""
+    if len(count.pips) < 2:
+        return 0.0
+    axis = math.degrees(face_turn(np.array(count.pips, np.float32), side))
+    off = (math.degrees(math.atan2(along[1], along[0])) - axis) % 90.0
+    return min(off, 90.0 - off)
 
 
 def side_face_between(
@@ -212,6 +232,7 @@ def seam_between(
     mine, theirs, apart = _apart(count, other, side)
     gap = theirs - mine
     along = gap / max(float(np.hypot(*gap)), 1e-6)
+    turned = max(_turned(c, along, side) for c in (count, other))
     to_frame, at, (u, v) = _grid((mine + theirs) / 2, along, side)
     size = (u.shape[1], u.shape[0])
     flags = cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR
@@ -235,4 +256,4 @@ def seam_between(
     for _x, _y, _w, h, area in stats[1:n].tolist():
         if area >= MARK_LEAST and least <= h <= most:
             total += area
-    return Seam(apart, float(floor[middle].mean()), total / SAMPLES**2)
+    return Seam(apart, turned, float(floor[middle].mean()), total / SAMPLES**2)
