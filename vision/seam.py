@@ -32,7 +32,7 @@ SEAM_APART = 1.03  # top faces whose pips' centres lie this many sides apart or 
 # something between them (tuning seeds 200-211, 500-511, 800-811 and 1400-2611 but 2000,
 # 30 rolls, both sizes, benchmarks/seam_pairs.py: of 6,641 flat touching pairs with sure
 # counts and no floor between them the farthest lay 1.014 sides apart, 99.9% at most
-# 1.006; the leaning dice scored before whose side face lay in the seam 1.036-1.136)
+# 1.004; the leaning dice scored before whose side face lay in the seam 1.036-1.136)
 SEAM_REACH = 1.5  # dice farther apart than this many sides are no touching pair
 SEAM_SQUARE = 8.0  # degrees: a die leaning on its neighbour rests on the neighbour's face,
 # its side face along the neighbour's edge, so both top faces are square to the line between
