@@ -523,7 +523,9 @@ def frame_leaning(
     face at full resolution (:mod:`vision.lean`) and the calibration's flat dice or the
     frame's witness a far camera, or its pips include a side face's (touching or not) and the
     calibration witnesses a far camera, which shows no side face of a flat die, or it is a
-    touching die showing a side face (:func:`leans_touching`) under such a calibration. A
+    touching die showing a side face (:func:`leans_touching`), or one whose seam with a
+    touching neighbour holds a side face (:func:`vision.seam.side_face_between`), under such
+    a calibration. A
     lone die is looked at in full when its region is longer than SUSPECT_LONG, or, under
     such a calibration, when it lies at a wall (WALL_REACH), the only thing a lone die can
     lean on: a die leaning on the back wall may look square at the working scale.
