@@ -546,12 +546,15 @@ def frame_leaning(
     if found.region.merged != 1:  # a touching die: its side face beside one edge, several
         # times what a flat pair's seam shows, or in the seam with a neighbour, under a far
         # calibration
+        # a seam is judged between faces placed by one sure count at least: two unsure ones
+        # may have lost or gained pips, which moves the faces' centres
+        sure = confidence(found.count if scored is None else scored) >= SURE_COUNT
         return far_by_calibration and (
             leans_touching(image, calibration, found.region, found.count, others, scored)
             or any(
                 side_face_between(image, calibration, found.count, counted)
                 for region, counted in others
-                if region.merged != 1
+                if region.merged != 1 and (sure or confidence(counted) >= SURE_COUNT)
             )
         )
     at_wall = far_by_calibration and nearest_wall(calibration, found.centre)[1] < WALL_REACH

@@ -230,3 +230,22 @@ def test_a_die_whose_side_face_lies_in_the_seam_is_refused(
     reading = read_dice(frame, setup.calibration, expected=6)
     assert not reading.ok
     assert "leaning" in reading.reason
+
+
+def test_a_seam_between_two_unsure_faces_is_not_judged() -> None:
+    # setup 7609 roll 16 at 640x480: a flat 3 counted as a 2 (0.01) beside a flat 2
+    # counted as a 1 (0.05); the faces' centres, moved by the pips lost, lie 1.035 sides
+    # apart and the lost pips mark the seam. Neither count places its face, so the seam is
+    # not judged: the roll is refused as unclear (a profile may still read it), not leaning
+    from vision.reader import locate
+    from vision.render import resolve_style
+
+    setup = make_setup(7609, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    frame, _ = setup.roll(16, 0)
+    found, _ = locate(frame, setup.calibration)
+    pair = [f for f in found if f.region.merged > 1]
+    assert len(pair) == 2
+    assert seam_between(frame, setup.calibration, pair[0].count, pair[1].count).side_face
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok and "unclear" in reading.reason
