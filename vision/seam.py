@@ -110,9 +110,10 @@ def side_face_between(
     holds a side face (:attr:`Seam.side_face`; measured only for faces that lie apart)."""
     if not count.pips or not other.pips:
         return False
-    if not SEAM_APART < _apart(count, other, calibration.die_side)[2] < SEAM_REACH:
+    placed = _apart(count, other, calibration.die_side)
+    if not SEAM_APART < placed[2] < SEAM_REACH:
         return False
-    return seam_between(frame, calibration, count, other).side_face
+    return _measured(frame, calibration, count, other, placed).side_face
 
 
 def _grid(
@@ -155,15 +156,17 @@ def _sample(image: np.ndarray, points: list[np.ndarray]) -> np.ndarray:
 
 
 def _colours(
-    frame: np.ndarray, counts: tuple[PipCount, PipCount], side: float
+    frame: np.ndarray,
+    counts: tuple[PipCount, PipCount],
+    middles: tuple[np.ndarray, np.ndarray],
+    side: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pips' colour and the dice's body colour (BGR, 8-bit): the medians of the frame
     (3 x 3 means) at the pips' centres and on a ring between the pips round each face's
-    centre."""
+    centre (``middles``, the faces' centres)."""
     pips = [np.array(p, np.float64) for c in counts for p in c.pips]
     ring: list[np.ndarray] = []
-    for c in counts:
-        middle = face_centre(np.array(c.pips, np.float32)).astype(np.float64)
+    for middle in middles:
         for a in np.linspace(0.0, 2 * math.pi, 24, endpoint=False):
             q = middle + RING * side * np.array([math.cos(a), math.sin(a)])
             if all(math.hypot(q[0] - p[0], q[1] - p[1]) > 0.12 * side for p in pips):
@@ -228,8 +231,20 @@ def seam_between(
     with one pip at least). Its marks are blobs of :func:`pip_coloured` samples that are not
     the floor, clear of either face's counted pips, and as long across the seam as a
     foreshortened pip (MARK_SIZE)."""
+    return _measured(frame, calibration, count, other, _apart(count, other, calibration.die_side))
+
+
+def _measured(
+    frame: np.ndarray,
+    calibration: Calibration,
+    count: PipCount,
+    other: PipCount,
+    placed: tuple[np.ndarray, np.ndarray, float],
+) -> Seam:
+    """:func:`seam_between`, the faces' centres and distance (``placed``, :func:`_apart`)
+    worked out already."""
     side = calibration.die_side
-    mine, theirs, apart = _apart(count, other, side)
+    mine, theirs, apart = placed
     gap = theirs - mine
     along = gap / max(float(np.hypot(*gap)), 1e-6)
     turned = max(_turned(c, along, side) for c in (count, other))
@@ -247,7 +262,7 @@ def seam_between(
     clear = np.ones(u.shape, bool)
     for x, y in count.pips + other.pips:
         clear &= np.hypot(at[0] - x, at[1] - y) > PIP_CLEAR * side
-    pip, body = _colours(frame, (count, other), side)
+    pip, body = _colours(frame, (count, other), (mine, theirs), side)
     edge = cv2.dilate(floor.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=FLOOR_EDGE)
     marks = pip_coloured(seam, pip, body, edge > 0) & clear & ~floor
     n, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
