@@ -18,7 +18,7 @@ from vision.calibration import Calibration, CalibrationError, find_tray, grown_o
 from vision.found import Found
 from vision.lamp import LAMP_REACH, LAMP_SUPPORT
 from vision.lean import side_excess
-from vision.pips import CORNER_REACH, count_pips, learn_die_side
+from vision.pips import CORNER_REACH, count_pips, learn_die_side, lone_pip_reach
 from vision.reader import locate, read_dice
 from vision.reading import check_frame
 from vision.segment import (
@@ -202,8 +202,7 @@ def _corner_pip(found: Found, side: float) -> bool:
     from its region's centre (a 2 whose other pip was lost)."""
     if found.count.value != 1:
         return False
-    (x, y), (cx, cy) = found.count.pips[0], found.region.center
-    return math.hypot(x - cx, y - cy) / side >= CORNER_REACH[0]
+    return lone_pip_reach(found.count, found.region.center, side) >= CORNER_REACH[0]
 
 
 def cal_contrast(frame: np.ndarray, cal: Calibration) -> float:

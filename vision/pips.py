@@ -296,12 +296,18 @@ def _lost_beside_one(
     centred on the die by construction."""
     if count.side_pips:
         return None
+    if not CORNER_REACH[0] <= lone_pip_reach(count, centre, side) <= CORNER_REACH[1]:
+        return None
+    pip = np.array(count.pips[0], np.float64) / side
+    return 0.0, 0.0, 2.0 * np.array(centre, np.float64) / side - pip
+
+
+def lone_pip_reach(count: PipCount, centre: tuple[float, float], side: float) -> float:
+    """How far (sides) the one pip of a count of one lies from the die's ``centre``: a 1's
+    pip lies at it, a 2's corner pip CORNER_REACH from it."""
     pip = np.array(count.pips[0], np.float64) / side
     middle = np.array(centre, np.float64) / side
-    out = float(np.hypot(*(pip - middle)))
-    if not CORNER_REACH[0] <= out <= CORNER_REACH[1]:
-        return None
-    return 0.0, 0.0, 2.0 * middle - pip
+    return float(np.hypot(*(pip - middle)))
 
 
 MERGED_REACH = 0.3  # sides: the empty place of a face lies within a pip spacing of the blob
