@@ -26,6 +26,7 @@ from vision.lamp import (
     lost_beside_spot,
     middle_as_spot,
     paint_at_centre,
+    set_aside_paint,
     spot_as_pip,
     spot_for_middle,
 )
@@ -159,10 +160,11 @@ def _die(
     if lost is not None and _sure_of(taught, lost.value):
         count, pips = lost, confidence(lost)
         value, conf = fuse_taught(count.value, pips, probs, taught)
-    restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE or count.glare_darker else None
+    restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE or set_aside_paint(count) else None
     if restored is not None and (not restored.glare or _sure_of(taught, restored.value)):
         # the spot set aside was a pip with the lamp's reflection on it: dark paint on a
-        # light die, which no reflection is, or as the profile reads
+        # light die, which no reflection is, a blob larger than the pips, which no bare
+        # spot is, or as the profile reads
         count, pips = restored, confidence(restored)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     if (doubted or (touching and doubt_of_form(count))) and pips < MIN_CONFIDENCE:

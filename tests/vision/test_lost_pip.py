@@ -11,7 +11,6 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tests.vision.conftest import nearest
 from tests.vision.pip_faces import CENTRE, GRID, SIDE, A, found, pips, sure
 from vision.found import Found
 from vision.lamp import lost_beside_spot
@@ -190,17 +189,3 @@ def test_an_unsure_die_is_reported_as_a_sure_profile_reads_it() -> None:
     assert _die(found(doubtful), SIDE, None, hesitant).value == 4
     # and a profile sure of the count's face keeps it
     assert _die(found(doubtful), SIDE, None, sure(4)).value == 4
-
-
-def test_a_middle_pip_set_aside_as_the_spot_is_reported_as_a_sure_classifier_reads_it() -> None:
-    # setup 1710 roll 10 at 640x480: a 3 whose middle pip, with the lamp's reflection on
-    # it, was set aside as the spot at a 2's centre; the classifier is sure of the 3, but
-    # it takes any spot for a pip and does not make the die sure: it is reported a 3, unsure
-    setup = make_setup(1710, (640, 480), resolve_style("setup"))
-    assert setup is not None
-    frame, truth = setup.roll(10, 0)
-    reading = read_dice(frame, setup.calibration, expected=6)
-    want = min(truth["dice"], key=lambda d: np.hypot(d["center"][0] - 464, d["center"][1] - 185))
-    die = nearest(reading.dice, want["center"], setup.calibration.die_side / 2)
-    assert die is not None and not reading.ok and die.confidence < MIN_CONFIDENCE
-    assert die.value == want["value"] == 3
