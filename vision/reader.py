@@ -399,14 +399,14 @@ def _read_group(
 
 def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Found], float | None]:
     """Candidate dice in a checked frame with their pip counts, and the die side in pixels."""
-    found, _, side = _located(image, calibration)
+    found, _, side = locate_all(image, calibration)
     return found, side
 
 
 BLANK_SHAPE = 0.5  # a region with no pip this die-shaped (see _shape_doubt) is a blank die
 
 
-def _located(
+def locate_all(
     image: np.ndarray, calibration: Calibration | None
 ) -> tuple[list[Found], list[Found], float | None]:
     """:func:`locate`'s candidates and die side, and apart from them the blank dice: under a
@@ -450,7 +450,7 @@ def _blank_die(found: Found, taught: np.ndarray | None) -> Die:
     """A blank die as reported: never sure, since no pip confirms any reading, and read as a
     1 (the one face whose every pip a single highlight can take), or as a dice profile sure
     of another face reads it. The classifier is not asked: of the 14 blank 1s of the tower
-    setups (see :func:`_located`) it read 6 as a 1, 7 as a 3 and one as a 2."""
+    setups (see :func:`locate_all`) it read 6 as a 1, 7 as a 3 and one as a 2."""
     value = 1
     if taught is not None and _sure_of(taught, likeliest := int(np.argmax(taught)) + 1):
         value = likeliest
@@ -520,7 +520,7 @@ def read_dice(
         return read_single(image, single, want, profile)
     elif (detector := load_detector()) is not None:
         return read_learned(image, detector, want, profile)
-    found, blank, side = _located(image, calibration)
+    found, blank, side = locate_all(image, calibration)
     if side is None:
         return Reading((), False, "no dice found")
     unreadable = [f.region for f in found if f.count.value > 6]

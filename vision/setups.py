@@ -24,7 +24,7 @@ from vision.bench import LabelledDie, match
 from vision.calibrate import calibrate
 from vision.calibration import Calibration, CalibrationError
 from vision.profile import DiceProfile, ProfileError, TeachingExample, fit_profile
-from vision.reader import read_dice
+from vision.reader import locate_all, read_dice
 from vision.render import RenderStyle, random_tray, render_tray, resolve_style
 from vision.teach import LabelledDie as TaughtDie
 from vision.teach import frame_examples
@@ -98,14 +98,18 @@ class Setup:
 
 def make_setup(seed: int, size: tuple[int, int], style: RenderStyle) -> Setup | None:
     """Calibrate the tower of ``seed`` as a person would: empty tray, then six flat dice
-    (None when that calibration fails, as it would be made again at a real tower)."""
+    (None when that calibration fails or sees fewer than six dice with pips, as it would be
+    made again at a real tower)."""
     empty, _ = render_tray([], size=size, seed=seed, style=style, frame=100001)
     flat, _ = render_tray(random_tray(seed + 7919), size=size, seed=seed, style=style, frame=100002)
     try:
         cal, report = calibrate(empty, flat)
     except CalibrationError:
         return None
-    return Setup(seed, size, style, cal) if report["dice_found"] == 6 else None
+    # a blank die (no pip seen: see vision.reader.locate_all) is read, unsure, but gave the
+    # calibration nothing to measure; the person calibrates again, as when it is not seen
+    _, blank, _ = locate_all(flat, cal)
+    return Setup(seed, size, style, cal) if report["dice_found"] == 6 and not blank else None
 
 
 def teach_setup(setup: Setup, rolls: int) -> tuple[DiceProfile, float]:

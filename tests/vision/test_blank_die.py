@@ -1,4 +1,4 @@
-"""A blank die under a calibration (vision.reader._located, _blank_die): a lone region of a
+"""A blank die under a calibration (vision.reader.locate_all, _blank_die): a lone region of a
 die's size and shape where no pip was found is a die whose one pip a highlight took, never
 sure, reported as a 1; a region of no die's shape is still nothing."""
 
