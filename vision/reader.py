@@ -413,7 +413,7 @@ def locate_all(
     calibration, a lone region of a die's size and shape where no pip was found. The tray's
     floor is known there, so such a region is a die whose one pip a highlight or blur took
     (on the tower setups of seeds 1400-2611, 3100-3611, 6100-6611 and 7100-7611 at 640x480,
-    30 rolls each, all 14 were 1s); without a calibration it may be anything. A part of a
+    30 rolls each, all 13 were 1s); without a calibration it may be anything. A part of a
     touching group left with no pip is not one: the group's pips may be shared out wrongly."""
     if calibration is not None:
         blobs, scale, _ = find_blobs(
@@ -449,8 +449,8 @@ def locate_all(
 def _blank_die(found: Found, taught: np.ndarray | None) -> Die:
     """A blank die as reported: never sure, since no pip confirms any reading, and read as a
     1 (the one face whose every pip a single highlight can take), or as a dice profile sure
-    of another face reads it. The classifier is not asked: of the 14 blank 1s of the tower
-    setups (see :func:`locate_all`) it read 6 as a 1, 7 as a 3 and one as a 2."""
+    of another face reads it. The classifier is not asked: of the 13 blank 1s of the tower
+    setups (see :func:`locate_all`) it read 5 as a 1, 7 as a 3 and one as a 2."""
     value = 1
     if taught is not None and _sure_of(taught, likeliest := int(np.argmax(taught)) + 1):
         value = likeliest
