@@ -887,9 +887,16 @@ def assess(
     glare_darker = False
     if not side_pips:
         every = pips
-        pips, glare = without_glare(pips, side)
-        if not glare and near:
-            pips, near, glare = near_for_spot(pips, near, side)
+        kept, glare = without_glare(pips, side)
+        # a lone pip left is a face whatever it is (a 1), which is no evidence: a nearly-pip
+        # blob as strong as the pips that makes a clean face of as many pips with the one
+        # kept is then the likelier pip, and the weak blob the lamp's (a 2 with the spot
+        # between its pips, one of them joined by the rim's highlight)
+        if near and (not glare or len(kept) == 1):
+            swapped, rest, swap = near_for_spot(pips, near, side)
+            if swap:
+                kept, near, glare = swapped, rest, swap
+        pips = kept
         if glare:
             spot = next(p for p in every if p not in pips)
             middle = face_centre(np.array([(p.x, p.y) for p in pips], np.float32))

@@ -111,3 +111,22 @@ def test_a_glossy_die_whose_rim_highlight_joined_a_pip_is_read(seed, number, cen
             reading.dice, key=lambda d: math.hypot(d.center[0] - centre[0], d.center[1] - centre[1])
         )
         assert die.value == 4 and die.confidence >= 0.5
+
+
+def test_a_2_whose_pip_the_rim_joined_is_no_1_with_the_spot_set_aside() -> None:
+    # setup 7306 roll 20 at 640x480: a 2 whose top-left pip a rim highlight joined (nearly a
+    # pip) and the lamp's spot between its pips. Setting the weak spot aside leaves one pip,
+    # a face by itself whatever it is, so the nearly-pip blob that makes a clean 2 with the
+    # other pip is the likelier pip
+    pip = _at(1.0, 1.0)
+    spot = _at(0.3, 0.2, area=40.0, strength=1.5)
+    joined = _at(-1.05, -1.1, area=210.0, strength=2.24)
+    count = assess([pip, spot], CENTRE, SIDE, 0, [joined])
+    assert (count.value, count.glare) == (2, 1)
+    assert count.layout_error < CLEAN_FIT
+    # with no such blob the spot is set aside all the same, and one pip is left
+    alone = assess([pip, spot], CENTRE, SIDE, 0)
+    assert (alone.value, alone.glare) == (1, 1)
+    # a nearly-pip blob weaker than paint is no pip either
+    faint = _at(-1.05, -1.1, area=210.0, strength=1.5)
+    assert assess([pip, spot], CENTRE, SIDE, 0, [faint]).value == 1
