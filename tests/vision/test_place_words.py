@@ -53,9 +53,10 @@ def test_a_die_is_placed_by_the_third_of_the_floor_it_lies_in(setup: Setup) -> N
 
 
 def test_an_unclear_die_is_named_by_its_place_not_its_pixels(setup: Setup) -> None:
-    frame, _ = setup.roll(29, 0)  # a die at the back of the tray, refused as unclear
-    reading = read_dice(frame, setup.calibration, expected=6)
-    assert not reading.ok
+    # the setup's first flat roll refused as unclear (roll 29 before the count found the
+    # pips a rim highlight joins, see pips.near_for_spot)
+    readings = (read_dice(setup.roll(n, 0)[0], setup.calibration, expected=6) for n in range(1, 60))
+    reading = next(r for r in readings if not r.ok and "is unclear" in r.reason)
     assert "is unclear (looks like a " in reading.reason
     assert "of the tray" in reading.reason or "wall" in reading.reason
     assert "(" not in reading.reason.split(" is unclear")[0]
