@@ -220,8 +220,8 @@ def _best_guess(
     the count was right for the other 2)."""
     if value != count.value:
         return value  # a second opinion's value already
-    if taught is not None and _sure_of(taught, likeliest := int(np.argmax(taught)) + 1):
-        return likeliest  # the dice profile, which knows these dice, reads another face
+    if (named := _named(taught)) is not None:
+        return named  # the dice profile, which knows these dice, reads another face
     if spot_in_middle is not None and not (taught is not None and _favours(taught, value)):
         return spot_in_middle.value
     if any(p is not None and _favours(p, value) for p in (probs, taught)):
@@ -248,6 +248,14 @@ def _contested(value: int, *opinions: np.ndarray | None) -> bool:
 def _favours(probs: np.ndarray, value: int) -> bool:
     """Whether a second opinion finds ``value`` the likeliest."""
     return int(np.argmax(probs)) + 1 == value
+
+
+def _named(probs: np.ndarray | None) -> int | None:
+    """The face a second opinion is sure of (see :func:`_sure_of`), None where it is unsure."""
+    if probs is None:
+        return None
+    likeliest = int(np.argmax(probs)) + 1
+    return likeliest if _sure_of(probs, likeliest) else None
 
 
 def _sure_of(probs: np.ndarray | None, value: int) -> bool:
@@ -451,9 +459,7 @@ def _blank_die(found: Found, taught: np.ndarray | None) -> Die:
     1 (the one face whose every pip a single highlight can take), or as a dice profile sure
     of another face reads it. The classifier is not asked: of the 13 blank 1s of the tower
     setups (see :func:`locate_all`) it read 5 as a 1, 7 as a 3 and one as a 2."""
-    value = 1
-    if taught is not None and _sure_of(taught, likeliest := int(np.argmax(taught)) + 1):
-        value = likeliest
+    value = _named(taught) or 1
     return Die(value=value, center=found.centre, box=found.region.box, confidence=0.0)
 
 
