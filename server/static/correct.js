@@ -168,6 +168,10 @@
     $("correct-send").addEventListener("click", send);
     $("correct-name").addEventListener("input", drawDice);
   }
+  /* a PIN saved while the panel is up: the pictures it could not fetch without one */
+  document.addEventListener("zilch:pin", () => {
+    if (onPhone && offered && !pictures.length) fetchPictures(offered);
+  });
   document.addEventListener("zilch:state", (ev) => {
     const state = ev.detail || {};
     if (onTv) showCorrectionNote(state);

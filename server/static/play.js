@@ -490,6 +490,8 @@
         showPinPanel(false);
         showError("");
         showNotice("PIN accepted and kept on this phone.");
+        /* what needs the PIN to be shown (the camera's pictures of the dice) may show now */
+        document.dispatchEvent(new CustomEvent("zilch:pin"));
       })
       .catch((err) => {
         storage(PIN_KEY, null);

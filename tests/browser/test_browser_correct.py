@@ -185,3 +185,23 @@ def test_the_dice_seen_are_shown_apart_when_their_number_is_not_the_roll_s(
     assert phone.locator("#correct-dice [data-die]").count() == 6
     assert phone.locator("#correct-dice img").count() == 0
     assert not phone.js_errors
+
+
+def test_the_pictures_come_once_the_pin_is_entered(live_table: LiveTable, page_for: Any) -> None:
+    # a phone opened at the table without the PIN: the panel shows the dice as read, and
+    # the camera's pictures of them (which need the PIN) as soon as it is entered, with no
+    # reload
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    phone = page_for(**PHONE)
+    phone.goto(live_table.url + "/play")
+    phone.wait_for_selector("#connection[data-online='true']")
+    live_table.post("/api/roll")
+    offer = settled(phone, "play", live_table)["correctable"]
+    phone.wait_for_selector("#correct-panel:not([hidden])")
+    assert phone.locator("#correct-dice [data-die]").count() == offer["count"]
+    assert phone.locator("#correct-dice img").count() == 0
+    phone.fill("#pin-input", TABLE_PIN)
+    phone.click("#pin-form button[type=submit]")
+    phone.wait_for_selector("#correct-dice .die-button img.die-picture")
+    assert phone.locator("#correct-dice img.die-picture").count() == offer["count"]
+    assert not phone.js_errors
