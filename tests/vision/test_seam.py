@@ -17,6 +17,8 @@ from vision.seam import (
     SEAM_APART,
     SEAM_FLOOR,
     SEAM_MARKS,
+    SEAM_NEAR,
+    SEAM_NEAR_MARKS,
     SEAM_SQUARE,
     Seam,
     pip_coloured,
@@ -209,6 +211,20 @@ def test_a_seam_turned_from_the_faces_is_no_side_face() -> None:
     assert not replace(leaning, marks=SEAM_MARKS / 2).side_face
 
 
+def test_faces_barely_a_side_apart_need_a_seam_full_of_marks() -> None:
+    # a die leaning at a slight tilt: its narrow side face puts the faces only a little
+    # more than a side apart, where flat pairs lie too; only far more marks than any flat
+    # pair's seam shows make it a side face
+    slight = Seam(apart=(SEAM_NEAR + SEAM_APART) / 2, turned=2.0, floor=0.0, marks=0.046)
+    assert slight.side_face
+    assert not replace(slight, marks=(SEAM_MARKS + SEAM_NEAR_MARKS) / 2).side_face
+    assert not replace(slight, apart=SEAM_NEAR).side_face
+    assert not replace(slight, floor=SEAM_FLOOR + 0.1).side_face
+    assert not replace(slight, turned=SEAM_SQUARE + 1.0).side_face
+    # beyond SEAM_APART the usual marks suffice
+    assert replace(slight, apart=SEAM_APART + 0.01, marks=SEAM_MARKS).side_face
+
+
 @pytest.mark.parametrize(
     ("seed", "number", "size"),
     [
@@ -217,6 +233,12 @@ def test_a_seam_turned_from_the_faces_is_no_side_face() -> None:
         (1705, 12, (640, 480)),
         # a 2 leaning on a 6 at the left wall: 1.10 sides apart, 0.076 of marks
         (6402, 18, (1296, 972)),
+        # a red 6 leaning at a slight tilt on a 3 at the back wall: 1.012 sides apart, its
+        # side face's six dashes 0.046 square sides (SEAM_NEAR_MARKS)
+        (7201, 30, (1296, 972)),
+        # a red 1 leaning on a 4 at the back wall: 1.109 sides apart, the side face's two
+        # dashes 0.12-0.15 side off the seam's middle (found only since ALONG is 0.2)
+        (8603, 27, (1296, 972)),
     ],
 )
 def test_a_die_whose_side_face_lies_in_the_seam_is_refused(
