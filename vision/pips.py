@@ -79,6 +79,8 @@ class PipCount:
     # without a calibration tries several, see vision.learned.COUNT_LEVELS): never sure
     glare_darker: bool = False  # the blob set aside as the lamp's spot is darker than the
     # die's body, as every kept pip is: dark paint on a light die, a pip the spot lies on
+    light_paint: bool = False  # every kept pip is lighter than the die's body, and so is the
+    # blob set aside as the lamp's spot: light paint, which the spot only lights more
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -884,7 +886,7 @@ def assess(
     glare = 0
     glare_at: tuple[float, float] | None = None
     glare_plateau, glare_size = 1.0, 0.0
-    glare_darker = False
+    glare_darker = light_paint = False
     if not side_pips:
         every = pips
         kept, glare = without_glare(pips, side)
@@ -904,6 +906,7 @@ def assess(
             glare_plateau = spot.plateau
             glare_size = spot.area / small_median([p.area for p in pips])
             glare_darker = spot.darker and all(p.darker for p in pips)
+            light_paint = not spot.darker and not any(p.darker for p in pips)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     error = layout_error(points, side)
     beyond = 0
@@ -954,6 +957,7 @@ def assess(
         middle_at=middle_at,
         middle_share=middle_share,
         glare_darker=glare_darker,
+        light_paint=light_paint,
     )
 
 

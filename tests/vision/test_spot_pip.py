@@ -21,9 +21,11 @@ CORNERS = GRID[4]
 
 
 def face(grid: list[tuple[int, int]], middle: bool) -> list[Pip]:
-    """Pips of ``grid``, and with ``middle`` a pip at the centre greyed and shrunk by the lamp's
-    reflection (fainter than paint, under half the others' area)."""
-    painted = pips(grid)
+    """Dark pips of ``grid`` on a light die, and with ``middle`` a pip at the centre greyed
+    and shrunk by the lamp's reflection (fainter than paint, under half the others' area,
+    washed out to the body's lightness or more). The spot greys dark paint only: on light
+    paint a small blob at the centre is the lamp's (``lamp.bare_spot_at_centre``)."""
+    painted = [dataclasses.replace(p, darker=True) for p in pips(grid)]
     return [*painted, Pip(100.5, 99.5, 14.0, 1.2)] if middle else painted
 
 
