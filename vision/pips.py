@@ -80,7 +80,7 @@ class PipCount:
     glare_darker: bool = False  # the blob set aside as the lamp's spot is darker than the
     # die's body, as every kept pip is: dark paint on a light die, a pip the spot lies on
     light_paint: bool = False  # every kept pip is lighter than the die's body, and so is the
-    # blob set aside as the lamp's spot: light paint, which the spot only lights more
+    # blob set aside as the lamp's spot, if any: light paint, which the spot only lights more
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -906,7 +906,8 @@ def assess(
             glare_plateau = spot.plateau
             glare_size = spot.area / small_median([p.area for p in pips])
             glare_darker = spot.darker and all(p.darker for p in pips)
-            light_paint = not spot.darker and not any(p.darker for p in pips)
+            light_paint = not spot.darker
+    light_paint = (light_paint or not glare) and not any(p.darker for p in pips)
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     error = layout_error(points, side)
     beyond = 0

@@ -130,7 +130,7 @@ def _die(
     lies in its one swollen blob (see :func:`vision.pips.merged_pip`: two pips joined by a
     highlight) is the count of both on its own word, as any count a second opinion may
     veto; a lost pip only guessed from the layout needs a sure dice profile."""
-    count, explained = explain(found.count, lamp, spread)
+    count, explained = explain(found.count, lamp, spread, side)
     pips = confidence(count)
     value, conf = fuse_taught(count.value, pips, probs, taught, veto=not explained)
     hidden = hidden_by_lamp(count, lamp, side) if conf < MIN_CONFIDENCE else None
@@ -568,7 +568,7 @@ def read_dice(
     for f, probs, known in zip(readable, opinions, taught, strict=True):
         # a touching die is judged leaning from a count the reader could score: the count
         # with what the lamp explains taken out, as _die scores it
-        scored, _ = explain(f.count, lamp, spread)
+        scored, _ = explain(f.count, lamp, spread, side)
         leaning = looks_tilted(f, side) or (
             far and frame_leaning(image, f, readable, calibration, cal_far, scored)
         )

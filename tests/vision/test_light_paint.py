@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 from tests.vision.pip_faces import CENTRE, GRID, SIDE, found, pips, sure
-from vision.lamp import LAMP_CENTRE, bare_spot_at_centre, explain
+from tests.vision.test_spot_for_middle import five
+from vision.found import Found
+from vision.lamp import LAMP_CENTRE, bare_spot_at_centre, explain, light_middle_as_spot
 from vision.pips import SPOT_AREA, Pip, assess, confidence, detect_pips
 from vision.reader import MIN_CONFIDENCE, _die, read_dice
 from vision.render import resolve_style
+from vision.segment import square_region
 from vision.setups import make_setup
 
 
@@ -60,6 +63,35 @@ def test_only_a_small_spot_right_at_the_centre_is_so_taken() -> None:
     assert not bare_spot_at_centre(dataclasses.replace(count, glare=0))
     three = assess([*pips(GRID[3])], CENTRE, SIDE, 0)
     assert not bare_spot_at_centre(dataclasses.replace(three, glare=1, glare_at=(0.0, 0.0)))
+
+
+def test_a_small_faint_middle_pip_of_light_paint_is_the_lamp() -> None:
+    # dice wide enough to show a blob's shape count the faint spot as a middle pip (0.45 of
+    # the pips' area, 0.84 of their contrast, as setup 910's): on light paint it is the
+    # lamp's, a 4, sure without a profile, whatever the classifier takes the spot for
+    side = 80.0
+    light = assess(five(67.5, 1.85, dark=False), (200.0, 200.0), side, 0)
+    assert light.value == 5 and light.light_paint
+    four = light_middle_as_spot(light, side)
+    assert four is not None and four.value == 4 and four.glare == 0
+    assert explain(light, None, None, side) == (four, True)
+    die = _die(found_at(light, side), side, sure(5))
+    assert die.value == 4 and die.confidence >= MIN_CONFIDENCE
+    # of dark paint it may be a middle pip the spot greyed: a judgement, as before
+    dark = assess(five(67.5, 1.85), (200.0, 200.0), side, 0)
+    assert not dark.light_paint and light_middle_as_spot(dark, side) is None
+    # a middle pip as large or as strong as the others, or off the centre, is a pip
+    for middle in ((150.0, 1.85), (67.5, 2.2)):
+        assert (
+            light_middle_as_spot(assess(five(*middle, dark=False), (200.0, 200.0), side, 0), side)
+            is None
+        )
+    off = dataclasses.replace(light, middle_at=(LAMP_CENTRE + 0.02, 0.0))
+    assert light_middle_as_spot(off, side) is None
+
+
+def found_at(count: object, side: float) -> Found:
+    return Found(square_region((200.0, 200.0), side), count, (200.0, 200.0))  # type: ignore[arg-type]
 
 
 def test_detect_pips_sees_light_paint() -> None:

@@ -22,10 +22,13 @@ LAMP = (0.065, 0.038)  # setup 910's lamp, from the face's centre in sides
 SPREAD = 0.125  # ... and how far its spots strayed
 
 
-def five(middle_area: float, middle_strength: float) -> list[Pip]:
+def five(middle_area: float, middle_strength: float, dark: bool = True) -> list[Pip]:
+    """A 5 whose middle pip has ``middle_area`` and ``middle_strength``, of dark paint unless
+    not ``dark`` (where a small faint middle pip is the lamp's spot by itself: see
+    test_light_paint.py)."""
     a = 0.27 * SIDE
     grid = [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)]
-    pips = [Pip(200.0 + u * a, 200.0 + v * a, 150.0, 2.2) for u, v in grid]
+    pips = [Pip(200.0 + u * a, 200.0 + v * a, 150.0, 2.2, darker=dark) for u, v in grid]
     pips[2] = dataclasses.replace(pips[2], area=middle_area, strength=middle_strength)
     return pips
 
@@ -91,15 +94,17 @@ def values(truth: dict[str, list[dict[str, int]]]) -> tuple[int, ...]:
     return tuple(sorted(int(d["value"]) for d in truth["dice"]))
 
 
-@pytest.mark.parametrize(("number", "shown"), [(4, "4"), (11, "2")])
-def test_a_2_or_4_with_the_spot_at_its_centre_is_refused(
-    glossy: Setup, number: int, shown: str
+@pytest.mark.parametrize("number", [4, 11])
+def test_a_2_or_4_with_the_spot_at_its_centre_is_read_without_it(
+    glossy: Setup, number: int
 ) -> None:
     frame, truth = glossy.roll(number, 0)
     reading = read_dice(frame, glossy.calibration, expected=6)
-    # the spot may be a pip: never scored, and reported as the face without it, which it is
-    assert not reading.ok and f"looks like a {shown}, confidence 0.45" in reading.reason
-    assert reading.values == values(truth)
+    # the spot, counted as a small faint middle pip of light paint, is the lamp's (see
+    # vision.lamp.light_middle_as_spot): the roll is read as the faces without it, and
+    # scored (until that rule, refused: the spot might have been a pip)
+    assert reading.ok and reading.values == values(truth)
+    assert 2 in values(truth) and 4 in values(truth)
 
 
 def test_real_5s_of_the_glossy_set_are_still_read_and_accepted(glossy: Setup) -> None:
@@ -111,10 +116,11 @@ def test_real_5s_of_the_glossy_set_are_still_read_and_accepted(glossy: Setup) ->
 
 def test_a_translucent_2_with_the_spot_at_its_centre_is_not_scored_as_a_3() -> None:
     # tuning setup 2109 at 1296x972, roll 13: a translucent green 2, the lamp's spot at its
-    # centre 0.102 sides from the calibrated lamp (spread 0.108), was accepted as a 3
+    # centre 0.102 sides from the calibrated lamp (spread 0.108), was accepted as a 3; then
+    # refused as unsure; now read as the 2 it is (light paint: vision.lamp.light_middle_as_spot)
     setup = make_setup(2109, (1296, 972), STYLES["setup"])
     assert setup is not None
     frame, truth = setup.roll(13, 0)
     reading = read_dice(frame, setup.calibration, expected=6)
     assert values(truth) == (1, 2, 3, 3, 3, 6)
-    assert not reading.ok and "looks like a 2, confidence 0.45" in reading.reason
+    assert reading.ok and reading.values == values(truth)
