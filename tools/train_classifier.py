@@ -2,9 +2,11 @@
 
 Samples are the reader's own candidate dice, matched by centre to the ground truth, so the
 model learns from the crops it will see: rendered frames (tower and hard styles, seeds far
-from the bench's) and the development photos' training split. A quarter of each photo
-folder (by a hash of the file name) is held out; the model's file lists the photos it was
-trained on, and ``zilch-tower vision-bench`` leaves those out.
+from the bench's), the flat rolls of rendered tower setups (``--setups``: one dice set,
+floor, light and camera each, calibrated as the tower is) and the development photos'
+training split. A quarter of each photo folder (by a hash of the file name) is held out;
+the model's file lists the photos it was trained on, and ``zilch-tower vision-bench``
+leaves those out.
 
     .venv/bin/python tools/train_classifier.py --photos ../shared/data/dice-photos
 """
@@ -27,6 +29,10 @@ from vision.reading import Die
 from vision.render import random_scene
 
 FIRST_SEED = 500_000  # rendered training scenes; the bench uses seeds from 0
+SETUP_SEED = 600_000  # tower setups to train on (the bench's setups use seeds under 100,000)
+HELD_SETUP_SEED = 700_000  # tower setups that only measure the model
+SETUP_ROLLS = 20  # flat rolls read from each training setup
+HELD_SETUPS = 20  # held-out setups the model's file reports its accuracy on
 
 
 def samples_from(
@@ -60,6 +66,35 @@ def rendered(n: int) -> tuple[list[np.ndarray], list[int]]:
         p, v = samples_from(frame, cal, labels)
         patches += p
         values += v
+    return patches, values
+
+
+def setups(n: int, first: int = SETUP_SEED) -> tuple[list[np.ndarray], list[int]]:
+    """Samples from the flat rolls of ``n`` tower setups (one floor, light, camera and dice
+    set each, calibrated as the tower is), half at 640x480 and half at 1296x972: the
+    candidates the calibrated reader asks the classifier about."""
+    from vision.render import resolve_style
+    from vision.setups import SIZES, make_setup
+
+    style = resolve_style("setup")
+    patches: list[np.ndarray] = []
+    values: list[int] = []
+    seed, made = first, 0
+    while made < n:
+        setup = make_setup(seed, SIZES[made % 2], style)
+        seed += 1
+        if setup is None:
+            continue
+        made += 1
+        for number in range(1, SETUP_ROLLS + 1):
+            frame, truth = setup.roll(number, 0)
+            labels = [
+                LabelledDie(int(d["value"]), (d["center"][0], d["center"][1]), truth["die_px"])
+                for d in truth["dice"]
+            ]
+            p, v = samples_from(frame, setup.calibration, labels)
+            patches += p
+            values += v
     return patches, values
 
 
@@ -145,17 +180,31 @@ def evaluate_photos(model: DiceClassifier, root: Path) -> dict[str, float]:
     return result
 
 
+def evaluate_setups(model: DiceClassifier, n: int) -> float:
+    """The classifier's own accuracy on the flat rolls of ``n`` tower setups it never saw."""
+    patches, values = setups(n, HELD_SETUP_SEED)
+    guess = model.probabilities(np.stack(patches)).argmax(axis=1) + 1
+    return round(float((guess == np.array(values)).mean()), 4)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, help="folder of labelled photo folders")
-    parser.add_argument("--frames", type=int, default=200, help="rendered training frames")
+    parser.add_argument("--frames", type=int, default=600, help="rendered training frames")
+    parser.add_argument(
+        "--setups", type=int, default=150, help=f"tower setups ({SETUP_ROLLS} flat rolls each)"
+    )
     parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     patches, values = rendered(args.frames)
     print(f"rendered: {len(values)} dice", file=sys.stderr)
+    if args.setups > 0:
+        p, v = setups(args.setups)
+        patches, values = patches + p, values + v
+        print(f"setups: {len(v)} dice", file=sys.stderr)
     used: list[str] = []
     if args.photos is not None:
         p, v, used = photos(args.photos)
@@ -167,12 +216,16 @@ def main(argv: list[str] | None = None) -> int:
     MODEL_FILE.parent.mkdir(parents=True, exist_ok=True)
     model.save(MODEL_FILE)
     report = evaluate_photos(model, args.photos) if args.photos is not None else {}
+    if args.setups > 0:
+        report["tower setups"] = evaluate_setups(model, HELD_SETUPS)
     info = {
         "patch": PATCH,
         "hidden": args.hidden,
         "epochs": args.epochs,
         "seed": args.seed,
         "rendered_frames": args.frames,
+        "setups": args.setups,
+        "setup_rolls": SETUP_ROLLS if args.setups > 0 else 0,
         "samples": len(values),
         "held_out_accuracy": report,
         "trained_on_photos": used,

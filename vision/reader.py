@@ -19,6 +19,7 @@ from vision.detect import load_detector, load_single
 from vision.found import Found
 from vision.lamp import (
     explain,
+    faint_middle,
     frame_lamp,
     frame_spread,
     hidden_by_lamp,
@@ -172,7 +173,7 @@ def _die(
     if doubted and _contested(value, probs, taught):
         conf = min(conf, GLARE_CAP)  # the lean check's doubt, and the top face reads otherwise
     if (count.glare or paint_at_centre(count) or pulled_pip(count)) and not (
-        _sure_of(taught, value) or _sure_of(probs, value)
+        _sure_of(taught, value) or (_sure_of(probs, value) and not faint_middle(count))
     ):
         conf = min(conf, GLARE_CAP)
     spot_in_middle: PipCount | None = None  # the count with a suspect middle pip set aside
