@@ -26,6 +26,7 @@ from vision.profile import (
     MAX_EXAMPLES,
     DiceProfile,
     ProfileError,
+    ProfileOutdated,
     TeachingExample,
     calibration_id,
     examples_from_reading,
@@ -119,6 +120,7 @@ class Teacher:
         self._lock = threading.RLock()
         self._examples: list[TeachingExample] | None = None  # loaded on first use
         self._pending = 0  # examples added since the last fit
+        self._outdated = False  # the saved profile was fitted by another reader
         self._profile: DiceProfile | None = None
         self._profile_key: tuple[float, str | None] | None = None  # file time, calibration
         self._generation = 0  # bumped when a new dice set replaces the examples
@@ -141,6 +143,12 @@ class Teacher:
     def pending(self) -> int:
         """Examples added since the profile was last fitted."""
         return self._pending
+
+    def needs_fit(self) -> bool:
+        """Whether a refit would change the profile: examples were added since the last fit,
+        or the saved profile was fitted by another version of the reader (its kept examples
+        fit it again, with this reader's features)."""
+        return self._pending > 0 or (self._outdated and bool(self.examples()))
 
     def add(self, examples: Sequence[TeachingExample]) -> int:
         """Keep these examples too (the oldest go beyond the cap); how many are kept now.
@@ -188,6 +196,7 @@ class Teacher:
             self._save(profile)
             self._examples = listed
             self._pending = 0
+            self._outdated = False
             self._generation += 1
             return profile
 
@@ -208,11 +217,13 @@ class Teacher:
             profile = self._fit(examples)
         except ProfileError as exc:
             log.info("no dice profile yet: %s", exc)
+            self._outdated = False  # until examples are added, a refit would fail alike
             return None
         with self._lock:
             if generation != self._generation:
                 return None
             self._save(profile)
+            self._outdated = False
         return profile
 
     def profile(self) -> DiceProfile | None:
@@ -240,6 +251,12 @@ class Teacher:
                 self._profile_key = key
                 try:
                     self._profile = load_profile(self.profile_path, calibration)
+                except ProfileOutdated as exc:
+                    log.warning(
+                        "reading without the dice profile until it is fitted again: %s", exc
+                    )
+                    self._profile = None
+                    self._outdated = True
                 except ProfileError as exc:
                     log.warning("reading without the dice profile: %s", exc)
                     self._profile = None
@@ -323,7 +340,7 @@ class Lessons:
         """After a turn ended and before the next roll is read: start a refit if examples
         were added (one at a time); whether one started."""
         teacher = self.teacher
-        if not self._turn_over or teacher is None or not teacher.pending:
+        if not self._turn_over or teacher is None or not teacher.needs_fit():
             return False
         if self._fitting is not None and self._fitting.is_alive():
             return False

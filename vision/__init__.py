@@ -6,6 +6,7 @@ from vision.calibration import Calibration, CalibrationError, load_calibration
 from vision.profile import (
     DiceProfile,
     ProfileError,
+    ProfileOutdated,
     TeachingExample,
     example_from_frame,
     examples_from_reading,
@@ -42,6 +43,7 @@ __all__ = [
     "OpenCVSource",
     "Picamera2Source",
     "ProfileError",
+    "ProfileOutdated",
     "Reading",
     "RenderError",
     "RenderStyle",

@@ -58,6 +58,11 @@ class ProfileError(ValueError):
     """A profile or teaching set that cannot be used; the message names the problem."""
 
 
+class ProfileOutdated(ProfileError):
+    """A profile another version of the reader fitted (another file version, or features
+    of another classifier): the examples it was taught from can fit it again."""
+
+
 def calibration_id(calibration: Calibration | None) -> str | None:
     """A fingerprint of a calibration's content (None without one). Every reading with a
     profile asks for it: the fingerprints of the last few calibrations are kept, by their
@@ -591,7 +596,9 @@ class DiceProfile:
         if not isinstance(data, dict) or data.get("kind") != KIND:
             raise ProfileError(f'not a dice profile (expected "kind": "{KIND}")')
         if data.get("version") != VERSION:
-            raise ProfileError(f"version is {data.get('version')!r}; this reader needs {VERSION}")
+            raise ProfileOutdated(
+                f"version is {data.get('version')!r}; this reader needs {VERSION}"
+            )
         try:
             dims = int(data["features"])
             mean = np.array(data["feature_mean"], np.float64)
@@ -609,7 +616,7 @@ class DiceProfile:
             raise ProfileError(f"a field has the wrong type or shape ({exc})") from None
         expected = _feature_count()
         if dims != expected:
-            raise ProfileError(
+            raise ProfileOutdated(
                 f"the profile has {dims} features and this reader makes {expected}; teach again"
             )
         if (
@@ -742,7 +749,7 @@ def load_profile(
     except json.JSONDecodeError as exc:
         raise ProfileError(f"dice profile {p} is not valid JSON: {exc}") from None
     except ProfileError as exc:
-        raise ProfileError(f"dice profile {p}: {exc}") from None
+        raise type(exc)(f"dice profile {p}: {exc}") from None
     return profile
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from server.teaching import Teacher, pair_values
 from vision.bench import scene_calibration
 from vision.calibration import Calibration
-from vision.profile import ProfileError, load_examples
+from vision.profile import ProfileError, ProfileOutdated, load_examples, load_profile
 from vision.reader import read_dice
 from vision.render import random_tray, render_tray
 
@@ -175,6 +175,54 @@ def test_lessons_teach_from_the_roll_read_and_refit_between_turns(
     lessons.seen(frame, reading)  # the next roll was read: no refit until the turn ends
     lessons.said(read, read)
     assert not lessons.between_turns()
+
+
+def _fitted(folder: Path, calibration: Calibration, rolls: int) -> Teacher:
+    """A teacher in ``folder`` taught the true values of ``rolls`` rolls, its profile fitted."""
+    teacher = Teacher(folder, lambda: calibration)
+    for n in range(rolls):
+        frame, truth = _roll(n)
+        reading = read_dice(frame, calibration)
+        teacher.add_from_reading(frame, reading, [_truth_at(truth, d.center) for d in reading.dice])
+    assert teacher.refit() is not None
+    return teacher
+
+
+def test_a_profile_fitted_by_another_reader_is_fitted_again_from_its_examples(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    from server.teaching import Lessons
+
+    _fitted(tmp_path, calibration, rolls=3)
+    # the file as another reader wrote it: its classifier's hidden layer had other units
+    path = tmp_path / "dice-profile.json"
+    data = json.loads(path.read_text())
+    data["features"] -= 1
+    data["feature_mean"].pop()
+    data["feature_scale"].pop()
+    data["weights"].pop()
+    path.write_text(json.dumps(data))
+    again = Teacher(tmp_path, lambda: calibration)  # the service restarted after an update
+    with pytest.raises(ProfileOutdated, match="features and this reader makes"):
+        load_profile(path, calibration)
+    assert again.saved_profile() is None and again.pending == 0
+    assert again.needs_fit()  # the kept examples can fit it with this reader's features
+    lessons = Lessons(again)
+    lessons.turn_ended()
+    assert lessons.between_turns()
+    assert lessons.wait(120)
+    refitted = again.saved_profile()
+    assert refitted is not None and sum(refitted.counts) == len(again.examples())
+    assert not again.needs_fit() and not lessons.between_turns()
+
+
+def test_a_profile_of_another_calibration_is_not_fitted_again(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    _fitted(tmp_path, calibration, rolls=1)
+    other = Calibration.from_json({**calibration.to_json(), "die_side": calibration.die_side + 3})
+    elsewhere = Teacher(tmp_path, lambda: other)
+    assert elsewhere.saved_profile() is None and not elsewhere.needs_fit()
 
 
 def test_a_profile_is_read_with_only_once_it_was_taught_every_value(
