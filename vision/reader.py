@@ -269,7 +269,9 @@ def fuse(value: int, conf: float, probs: np.ndarray | None, veto: bool = True) -
 
     Agreement raises the confidence; disagreement lowers it, and only a confident classifier
     against a doubtful count changes the value (still below the confidence threshold). A sure
-    classifier vetoes only a count that shows doubt of its own (below ``VETO_BELOW``).
+    classifier vetoes only a count that shows doubt of its own (below ``VETO_BELOW``); sure
+    means sure of another value, or sure it is not the counted one (that value's probability
+    at most 1 - SURE_CLASSIFIER, the rest shared by two others).
     A count that set a reflection aside is confirmed only by a sure classifier.
     ``veto=False`` (a count whose reflection the frame confirmed as the lamp's: the
     classifier, which knows no lamp, takes the spot for pips) lets it only nibble.
@@ -281,7 +283,10 @@ def fuse(value: int, conf: float, probs: np.ndarray | None, veto: bool = True) -
     if best == value:
         raised = conf + (1.0 - conf) * AGREE_GAIN * p_best
         return value, raised if conf >= AGREE_FLOOR else min(raised, MIN_CONFIDENCE - 0.01)
-    if p_best < SURE_CLASSIFIER or conf >= VETO_BELOW or not veto:
+    # sure against the count: its own value at most 1 - SURE_CLASSIFIER, though the
+    # classifier may hesitate between two others (a 2 or a 3 where a 1 was counted)
+    against = float(probs[value - 1]) <= 1.0 - SURE_CLASSIFIER if 1 <= value <= 6 else False
+    if not (p_best >= SURE_CLASSIFIER or against) or conf >= VETO_BELOW or not veto:
         return value, conf * (1.0 - 0.3 * p_best)  # hesitant, or no evidence: only nibbles
     if conf < MIN_CONFIDENCE:
         return best, p_best * (1.0 - conf) * 0.5

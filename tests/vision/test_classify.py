@@ -97,6 +97,31 @@ def test_fusion() -> None:
     assert fuse(5, 0.7, None) == (5, 0.7)
 
 
+def test_a_classifier_sure_the_count_is_wrong_vetoes_it_though_it_hesitates_between_two() -> None:
+    # rendered hard seed 218: a green 2 on green felt, half a black die under it, counted
+    # as a 1 at 0.69; the classifier gave the 1 nothing (a 2 at 0.69, a 3 at 0.30) and only
+    # nibbled the count to 0.55, so the frame was read ok with the 2 taken for a 1
+    torn = np.array([0.0, 0.69, 0.30, 0.005, 0.005, 0.0])
+    value, conf = fuse(1, 0.69, torn)
+    assert value == 1 and conf < MIN_CONFIDENCE
+    value, conf = fuse(1, 0.3, torn)
+    assert value == 2 and conf < MIN_CONFIDENCE  # a doubtful count takes the likelier value
+    # the count's value kept more than 1 - SURE_CLASSIFIER: only nibbled, as before
+    hesitant = np.array([0.12, 0.6, 0.28, 0.0, 0.0, 0.0])
+    assert fuse(1, 0.69, hesitant)[1] >= MIN_CONFIDENCE
+    # a sure count (VETO_BELOW or more) is never vetoed
+    assert fuse(1, 0.9, torn)[1] >= MIN_CONFIDENCE
+
+
+def test_hard_seed_218_is_not_read_ok() -> None:
+    from vision.bench import synthetic_samples
+    from vision.reader import read_dice
+
+    sample = next(iter(synthetic_samples(1, "hard", 218)))
+    reading = read_dice(sample.frame, sample.calibration, sample.expected)
+    assert not reading.ok and "looks like a 1" in reading.reason
+
+
 def test_a_broken_model_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.npz"
     np.savez(path, w1=np.zeros((10, 4)), b1=np.zeros(4), w2=np.zeros((4, 6)), b2=np.zeros(6))
