@@ -59,6 +59,7 @@ from vision.pips import (
     learn_die_side,
     merged_pip,
     missing_pip,
+    pip_in_doubt,
     pulled_pip,
     share_pips,
     side_pips_as_doubts,
@@ -160,6 +161,19 @@ def _die(
     )
     if lost is not None and _sure_of(taught, lost.value):
         count, pips = lost, confidence(lost)
+        value, conf = fuse_taught(count.value, pips, probs, taught)
+    # a pip seen as a doubt where a reflection pulled the count's fit, as a sure second
+    # opinion reads (judged on the pips as found, as the merged blob above); not on a
+    # touching die or one the lean check doubts
+    completed = (
+        pip_in_doubt(found.count, found.region.center, side)
+        if conf < MIN_CONFIDENCE and not (doubted or touching)
+        else None
+    )
+    if completed is not None and (
+        _sure_of(taught, completed.value) or _sure_of(probs, completed.value)
+    ):
+        count, pips = completed, confidence(completed)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     restored = spot_as_pip(count, side) if conf < MIN_CONFIDENCE or set_aside_paint(count) else None
     if restored is not None and (not restored.glare or _sure_of(taught, restored.value)):
