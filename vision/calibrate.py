@@ -113,7 +113,10 @@ def shadow_floor(frame: np.ndarray, cal: Calibration) -> float | None:
     Such dice's bodies would count as shadow and the dice be found by their pips and rims
     only. Where the middle of most found dice darkens the floor without a change of hue,
     pixels darker than the dice's median lightness share plus ABOVE_BODY are dice, and only
-    lighter darkening (a shadow is lighter than a black die) is shadow.
+    lighter darkening (a shadow is lighter than a black die) is shadow. Dice whose median
+    share lies under SHADOW_FLOOR by less than that margin have part of each body above
+    it, so the floor is raised for them too (black dice in long shadows, measured a tenth
+    small otherwise); only dice darker by the whole margin keep the default.
     """
     found, side = locate(frame, cal)
     if not found or side is None:
@@ -133,8 +136,8 @@ def shadow_floor(frame: np.ndarray, cal: Calibration) -> float | None:
     if not middles.any() or float(hueless[middles].mean()) < SHADOW_LIKE:
         return None
     body = float(np.median(share[middles]))
-    if body <= SHADOW_FLOOR:
-        return None  # darker than any shadow already
+    if body + ABOVE_BODY <= SHADOW_FLOOR:
+        return None  # darker than any shadow already, by the same margin
     return float(min(MAX_SHADOW_FLOOR, body + ABOVE_BODY))
 
 

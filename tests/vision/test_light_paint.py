@@ -16,7 +16,7 @@ from tests.vision.pip_faces import CENTRE, GRID, SIDE, found, pips, sure
 from tests.vision.test_spot_for_middle import five
 from vision.found import Found
 from vision.lamp import LAMP_CENTRE, bare_spot_at_centre, explain, light_middle_as_spot
-from vision.pips import SPOT_AREA, Pip, assess, confidence, detect_pips
+from vision.pips import PEAKED, SHAPE_SIDE, SPOT_AREA, Pip, assess, confidence, detect_pips
 from vision.reader import MIN_CONFIDENCE, _die
 from vision.render import resolve_style
 from vision.segment import square_region
@@ -64,6 +64,28 @@ def test_only_a_small_spot_right_at_the_centre_is_so_taken() -> None:
     assert not bare_spot_at_centre(dataclasses.replace(count, glare=0))
     three = assess([*pips(GRID[3])], CENTRE, SIDE, 0)
     assert not bare_spot_at_centre(dataclasses.replace(three, glare=1, glare_at=(0.0, 0.0)))
+
+
+def test_a_flat_topped_blob_on_a_wide_die_is_a_pip_however_small() -> None:
+    # dice SHAPE_SIDE wide or more show a blob's shape: a painted pip is flat-topped (PEAKED
+    # of its pixels at full contrast or more), the lamp's spot peaked; a highlight beside a
+    # middle pip shrinks the blob found, never peaks it
+    count = assess(face(2, paint_darker=False), CENTRE, SIDE, 0)
+    spot = dataclasses.replace(count, glare_plateau=PEAKED - 0.1)
+    flat = dataclasses.replace(count, glare_plateau=PEAKED)
+    assert bare_spot_at_centre(spot, SHAPE_SIDE) and bare_spot_at_centre(spot)
+    assert not bare_spot_at_centre(flat, SHAPE_SIDE)
+    # narrower dice blur a pip's edge as wide as the pip: their blobs' shape says nothing
+    assert bare_spot_at_centre(flat, SHAPE_SIDE - 1) and bare_spot_at_centre(flat)
+    assert explain(flat, None, side=SHAPE_SIDE) == (flat, False)
+
+
+def test_setup_6603_roll_10() -> None:
+    # a touching black 3 at 1296x972 whose middle pip, lit by the highlight beside it,
+    # measured 0.42 of the other pips (plateau 0.66): it was taken for the lamp's spot on a 2
+    reading, values = flat_roll(6603, 10, (1296, 972))
+    assert not reading.ok or reading.values == values
+    assert 3 in [d.value for d in reading.dice if d.center[0] < 320 and d.center[1] > 700]
 
 
 def test_a_small_faint_middle_pip_of_light_paint_is_the_lamp() -> None:

@@ -234,6 +234,23 @@ def test_grey_dice_on_a_grey_floor_are_not_taken_for_shadows() -> None:
         assert seen[seed][0].shadow_floor is None
 
 
+def test_black_dice_just_darker_than_the_default_floor_raise_it_too() -> None:
+    """Black dice on a grey floor in long shadows (setup 9606 at 640x480) whose bodies' median
+    lightness share lies just under the default shadow floor: half of each body counted as
+    shadow, and the calibration measured its dice a tenth small. The floor is raised by the
+    same margin above the bodies as for lighter dice."""
+    from vision.calibrate import ABOVE_BODY
+    from vision.segment import SHADOW_FLOOR
+
+    setup = make_setup(9606, (640, 480), STYLES["setup"])
+    assert setup is not None
+    _, truth = setup.roll(1, 0)
+    cal = setup.calibration
+    assert cal.shadow_floor is not None
+    assert SHADOW_FLOOR < cal.shadow_floor <= SHADOW_FLOOR + ABOVE_BODY
+    assert 0.97 * truth["die_px"] < cal.die_side < 1.15 * truth["die_px"]
+
+
 def test_a_lamp_near_the_face_centre_explains_only_a_spot_right_at_it() -> None:
     from vision.lamp import LAMP_CENTRE, LAMP_CLOSE, without_lamp
 
