@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import cv2
 import pytest
@@ -70,6 +70,11 @@ def labelled_folder(folder: Path, seeds: Iterable[int], dice: int = 4) -> Path:
     return folder
 
 
+def true_values(truth: dict[str, Any]) -> tuple[int, ...]:
+    """The values a rendered frame's dice truly show, sorted as a reading's values are."""
+    return tuple(sorted(int(d["value"]) for d in truth["dice"]))
+
+
 def flat_roll(seed: int, number: int, size: tuple[int, int]) -> tuple[Reading, tuple[int, ...]]:
     """Flat roll ``number`` of tower setup ``seed`` at ``size``, read as the tower reads it
     without a profile, and the values it truly shows, sorted."""
@@ -80,8 +85,7 @@ def flat_roll(seed: int, number: int, size: tuple[int, int]) -> tuple[Reading, t
     setup = make_setup(seed, size, resolve_style("setup"))
     assert setup is not None
     frame, truth = setup.roll(number, 0)
-    values = tuple(sorted(int(d["value"]) for d in truth["dice"]))
-    return read_dice(frame, setup.calibration, expected=6), values
+    return read_dice(frame, setup.calibration, expected=6), true_values(truth)
 
 
 def nearest(dice: tuple[Die, ...], center: list[float], radius: float) -> Die | None:

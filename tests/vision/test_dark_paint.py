@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import true_values
 from vision.found import Found
 from vision.lamp import spot_as_pip
 from vision.pips import GLARE_CAP, Pip, assess, confidence, detect_pips
@@ -80,10 +81,6 @@ def test_detect_pips_tells_dark_paint_from_a_bright_spot() -> None:
     assert painted.darker  # the field is a plain value of the blob
 
 
-def values(truth: dict[str, list[dict[str, int]]]) -> tuple[int, ...]:
-    return tuple(sorted(int(d["value"]) for d in truth["dice"]))
-
-
 @pytest.mark.slow
 def test_tuning_setups_white_and_blue() -> None:
     # setup 2211 at 640x480: white dice, black pips; roll 7's 5 had its greyed middle pip set
@@ -95,7 +92,7 @@ def test_tuning_setups_white_and_blue() -> None:
     assert white is not None and blue is not None
     frame, truth = white.roll(7, 0)
     reading = read_dice(frame, white.calibration, expected=6)
-    assert reading.ok and reading.values == values(truth) == (1, 1, 2, 3, 4, 5)
+    assert reading.ok and reading.values == true_values(truth) == (1, 1, 2, 3, 4, 5)
     frame, truth = blue.roll(1, 0)
     reading = read_dice(frame, blue.calibration, expected=6)
-    assert 4 in values(truth) and reading.ok and reading.values == values(truth)
+    assert 4 in true_values(truth) and reading.ok and reading.values == true_values(truth)
