@@ -432,13 +432,35 @@ def _off_grid(kept: np.ndarray, others: np.ndarray, side: float) -> bool:
     return bool(np.all(_grid_distance(kept, others, side) > OFF_GRID))
 
 
-def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
+LOST_FROM = 3  # pips: fewer always fit a face of a pip more with one place empty (two
+# pips are two places of a 3 at some spacing and turn), so only three or more tell
+
+
+def lost_pip_face(points: np.ndarray, centre: tuple[float, float], side: float) -> bool:
+    """Whether ``points`` (pixels; LOST_FROM to five of them) form a face of a pip more with
+    one place empty, cleanly (under CLEAN_FIT) and centred on the die (``centre``) within
+    MISSING_AT_CENTRE: a flat die that lost a pip in a highlight (see :func:`missing_pip`),
+    not a top face beside a side face's pips, which lie beyond the face's grid."""
+    n = len(points)
+    if not LOST_FROM <= n < 6:
+        return False
+    error, _, middle = gap_fit(np.asarray(points, np.float64) / side, n + 1)
+    offset = float(np.hypot(*(middle - np.asarray(centre, np.float64) / side)))
+    return error < CLEAN_FIT and offset <= MISSING_AT_CENTRE
+
+
+def top_face(
+    pips: list[Pip], side: float, centre: tuple[float, float] | None = None
+) -> tuple[list[Pip], int]:
     """The pips of the top face and how many were set aside as a visible side face.
 
     Seen at an angle, a die shows pips of its side faces next to the top face's. When the
     pips do not form a face, the pips whose removal fits a face best are set aside one by
     one; the result counts only if the rest form a clean face of at least two pips and
-    every set-aside pip lies outside that face's pip grid.
+    every set-aside pip lies outside that face's pip grid. With the die's ``centre``
+    (pixels), none is set aside where all of them form a face of a pip more centred on the
+    die with one place empty (:func:`lost_pip_face`): a flat 6 of wide-set pips that lost
+    one, whose five fit no face of five, is no column of three beside a side face's two.
     """
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     if len(pips) <= 1 or (len(pips) <= 6 and _fit(points, side)[0] < GOOD_FIT):
@@ -460,6 +482,8 @@ def top_face(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     if _fit(points[keep], side)[0] >= GOOD_FIT or not _off_grid(
         points[keep], points[dropped], side
     ):
+        return pips, 0
+    if centre is not None and lost_pip_face(points, centre, side):
         return pips, 0
     return [pips[i] for i in keep], len(dropped)
 
@@ -925,7 +949,7 @@ def assess(
     """
     if not pips:
         return PipCount(0, (), 1.0, 0.0, 0.0, doubtful + len(near), 0.0)
-    pips, side_pips = top_face(pips, side)
+    pips, side_pips = top_face(pips, side, centre)
     glare = 0
     glare_at: tuple[float, float] | None = None
     glare_plateau, glare_size = 1.0, 0.0

@@ -14,7 +14,17 @@ import pytest
 from tests.vision.pip_faces import CENTRE, GRID, SIDE, A, found, pips, sure
 from vision.found import Found
 from vision.lamp import lost_beside_spot
-from vision.pips import CLEAN_FIT, GLARE_CAP, Pip, PipCount, assess, confidence, missing_pip
+from vision.pips import (
+    CLEAN_FIT,
+    GLARE_CAP,
+    Pip,
+    PipCount,
+    assess,
+    confidence,
+    lost_pip_face,
+    missing_pip,
+    top_face,
+)
 from vision.reader import MIN_CONFIDENCE, _die, read_dice
 from vision.render import resolve_style
 from vision.segment import square_region
@@ -91,6 +101,58 @@ def test_the_reader_takes_the_lost_pip_only_where_the_profile_is_sure_of_it() ->
     assert _die(touching, SIDE, None, sure(6), touching=True).confidence < MIN_CONFIDENCE
     assert _die(found(five), SIDE, None, sure(6), doubted=True).confidence < MIN_CONFIDENCE
     assert _die(found(five), SIDE, None, sure(6), leaning=True).confidence < MIN_CONFIDENCE
+
+
+# the five pips of a flat 6 of wide-set pips, one lost (setup 9606 roll 2 at 640x480): where
+# each lies from the die's centre and its area, in sides; a 6 turned 25 degrees, corner pips
+# 0.38 side out, and the first pip swollen by the highlight that took its neighbour
+WIDE_SIX_SHORT = [
+    (-0.176, -0.232, 0.0522),
+    (0.367, -0.055, 0.0282),
+    (-0.381, 0.07, 0.024),
+    (0.209, 0.162, 0.0268),
+    (0.051, 0.393, 0.0282),
+]
+# and three of a 4's (setup 9606 roll 29)
+FOUR_SHORT = [(-0.274, -0.093, 0.0388), (0.388, 0.11, 0.0254), (-0.072, 0.364, 0.0254)]
+
+
+def _at(
+    points: list[tuple[float, float, float]], centre: tuple[float, float] = CENTRE
+) -> list[Pip]:
+    return [
+        Pip(centre[0] + x * SIDE, centre[1] + y * SIDE, area * SIDE * SIDE, 2.2)
+        for x, y, area in points
+    ]
+
+
+@pytest.mark.parametrize(("points", "value"), [(WIDE_SIX_SHORT, 6), (FOUR_SHORT, 4)])
+def test_pips_a_face_of_one_more_explains_are_no_side_face(
+    points: list[tuple[float, float, float]], value: int
+) -> None:
+    # without the die's centre, the best clean face left is set aside from a side face's
+    # pips: a column of the 6 (or a diagonal of the 4) and a leaning die
+    assert top_face(_at(points), SIDE)[1] > 0
+    # with it, all of them make the face of a pip more centred on the die, one place empty
+    assert lost_pip_face(np.array([(p.x, p.y) for p in _at(points)]), CENTRE, SIDE)
+    kept, aside = top_face(_at(points), SIDE, CENTRE)
+    assert (len(kept), aside) == (len(points), 0)
+    count = assess(_at(points), CENTRE, SIDE, 0)
+    assert count.side_pips == 0 and confidence(count) < MIN_CONFIDENCE
+    lost = missing_pip(count, CENTRE, SIDE)
+    assert lost is not None and lost.value == value  # a candidate for the profile to read
+    assert _die(found(count), SIDE, None, sure(value)).value == value
+
+
+def test_a_face_of_one_more_off_the_die_s_centre_leaves_the_side_face() -> None:
+    # the same pips on a die whose centre lies a quarter side away: they complete no face
+    # of that die, so the column and the side face's pips stand
+    off = (CENTRE[0] + 0.25 * SIDE, CENTRE[1])
+    points = np.array([(p.x, p.y) for p in _at(WIDE_SIX_SHORT)])
+    assert not lost_pip_face(points, off, SIDE)
+    assert top_face(_at(WIDE_SIX_SHORT), SIDE, off)[1] > 0
+    # two pips fit a 3 with a place empty at some spacing whatever they are: never offered
+    assert not lost_pip_face(points[:2], CENTRE, SIDE)
 
 
 @pytest.mark.parametrize(
