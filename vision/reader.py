@@ -111,6 +111,7 @@ def _die(
     doubted: bool = False,
     spread: float | None = None,
     touching: bool = False,
+    walled: bool = False,
 ) -> Die:
     """The die as reported: value and confidence from the pips, checked by the dice profile
     where it is sure, else by the classifier. ``lamp``: where the frame's lamp lies on a top
@@ -126,6 +127,8 @@ def _die(
     ``touching``: a die of a touching group under a calibration that witnessed a far camera;
     a doubtful count of one whose pips do not form a clean face (see
     :func:`vision.lean.doubt_of_form`) is not raised by the second opinions either.
+    ``walled``: the die lies within WALL_REACH of the tray's wall (see
+    :func:`vision.lean.nearest_wall`); a touching die there may lean on the wall.
     ``leaning``: the lean check calls the die leaning, or its pips form a face turned away
     from its calibrated outline (see :func:`vision.lean.face_off_outline`: no face of that
     die): it stays unsure, whatever a second opinion reads. An unsure count whose lost pip
@@ -151,11 +154,16 @@ def _die(
         count, pips = merged, confidence(merged)
         value, conf = fuse_taught(count.value, pips, probs, taught)
     # a pip lost in a highlight on the rim, as the profile, which knows these dice, reads;
-    # not on a die touching another (its pips may be shared to the neighbour, or its face
-    # lean into the seam) or one the lean check doubts
+    # not on a die the lean check doubts, nor on one touching another at a wall: away from
+    # the walls a touching die can lean on its neighbour only, and the lean check has
+    # looked there; at a wall it may lean on the wall with its pips in the seam (a lost pip
+    # beside the lamp's spot is taken on a lone die only)
     lost = (
         missing_pip(count, found.region.center, side)
-        or lost_beside_spot(count, found.region.center, side, lamp, spread)
+        if conf < MIN_CONFIDENCE and not doubted and not (touching and walled)
+        else None
+    ) or (
+        lost_beside_spot(count, found.region.center, side, lamp, spread)
         if conf < MIN_CONFIDENCE and not (doubted or touching)
         else None
     )
@@ -608,12 +616,15 @@ def read_dice(
             )
         )
         touching = cal_far and f.region.merged > 1
+        walled = calibration is not None and (
+            nearest_wall(calibration, f.centre)[1] < WALL_REACH
+        )
         # a near camera's perspective turns a face's pips against its outline: only a
         # camera far above sees the face square to the die's edges
         turned = far and face_off_outline(f.region, f.count, side)
         # a face turned off its die's outline is a leaning die's
         leaning = leaning or turned
-        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching)
+        die = _die(f, side, probs, known, leaning, lamp, doubted, spread, touching, walled)
         if turned and die.value == f.count.value == 3:
             # one column of a 6, the other hidden or given to a neighbour: reported as the
             # 6 it is part of (unsure, as a leaning die is)

@@ -95,11 +95,16 @@ def test_the_reader_takes_the_lost_pip_only_where_the_profile_is_sure_of_it() ->
     # a profile sure of 5 agrees with a count that fits no 5: still unsure, and a 5
     agreed = _die(found(five), SIDE, None, sure(5))
     assert agreed.value == 5 and agreed.confidence < MIN_CONFIDENCE
-    # nor on a die touching another, or one the lean check doubts: a leaning die's pips go
-    # missing into the seam, and its top face's value is no evidence
+    # nor on a die touching another at a wall, or one the lean check doubts: a leaning die's
+    # pips go missing into the seam, and its top face's value is no evidence
     touching = Found(dataclasses.replace(square_region(CENTRE, SIDE), merged=2), five, CENTRE)
-    assert _die(touching, SIDE, None, sure(6), touching=True).confidence < MIN_CONFIDENCE
+    walled = _die(touching, SIDE, None, sure(6), touching=True, walled=True)
+    assert walled.confidence < MIN_CONFIDENCE
     assert _die(found(five), SIDE, None, sure(6), doubted=True).confidence < MIN_CONFIDENCE
+    # away from the walls a touching die can lean on its neighbour only, where the lean
+    # check looked (not doubted): its lost pip is taken as a lone die's is
+    assert _die(touching, SIDE, None, sure(6), touching=True).confidence >= MIN_CONFIDENCE
+    assert _die(touching, SIDE, None, None, touching=True).confidence < MIN_CONFIDENCE
     assert _die(found(five), SIDE, None, sure(6), leaning=True).confidence < MIN_CONFIDENCE
 
 
@@ -172,6 +177,9 @@ def test_a_face_of_one_more_off_the_die_s_centre_leaves_the_side_face() -> None:
         # corner, pips._lost_beside_one); without a profile it is read too, that blob being
         # the nearly-pip blob that makes a clean 2 with the other (see test_near_for_spot)
         (3409, 4, (640, 480), False),
+        # white dice touching in pairs away from the walls, the lamp's spot on a pip of each
+        # 6 (one pip short, the spot's pip a doubt): refused without a profile
+        (9605, 17, (640, 480), True),
     ],
 )
 def test_a_die_whose_rim_highlight_took_a_pip_is_read_with_a_profile(
@@ -186,6 +194,18 @@ def test_a_die_whose_rim_highlight_took_a_pip_is_read_with_a_profile(
     assert reading.values == tuple(sorted(d["value"] for d in truth["dice"]))
     without = read_dice(frame, setup.calibration, expected=6)
     assert without.ok is not refused_without  # a lost pip guessed from the layout stays unsure
+
+
+def test_a_touching_die_at_a_wall_is_not_completed_by_the_profile() -> None:
+    # a 6 leaning on the left wall beside a flat 3, its side face in its region: five pips
+    # counted, which form a 6 with one place empty; the profile reads the top face's 6
+    setup = make_setup(1905, (1296, 972), resolve_style("setup"))
+    assert setup is not None
+    profile = teach_setup(setup, 20)[0]
+    frame, truth = setup.roll(27, 1)
+    assert any(d["cocked"] for d in truth["dice"])
+    reading = read_dice(frame, setup.calibration, expected=6, profile=profile)
+    assert not reading.ok and "left wall" in reading.reason
 
 
 LAMP = (0.13, 0.02)  # where the lamp's spot lies from a face's centre, in sides
