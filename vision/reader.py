@@ -616,9 +616,7 @@ def read_dice(
             )
         )
         touching = cal_far and f.region.merged > 1
-        walled = calibration is not None and (
-            nearest_wall(calibration, f.centre)[1] < WALL_REACH
-        )
+        walled = calibration is not None and nearest_wall(calibration, f.centre)[1] < WALL_REACH
         # a near camera's perspective turns a face's pips against its outline: only a
         # camera far above sees the face square to the die's edges
         turned = far and face_off_outline(f.region, f.count, side)
