@@ -242,6 +242,25 @@ class SimulatedTower(Tower):
         self._dice = remaining
         self._out.extend(wanted)
 
+    def turn(self, faces: Sequence[int], to: Sequence[int]) -> None:
+        """Turn dice showing ``faces`` to show ``to`` instead, pair by pair, where they lie (a
+        person said the dice show other values than the simulator threw: the simulated dice
+        follow the person's word, as real ones would show it). Refuses dice that are not
+        there, and leaves the tray as it was."""
+        was, now = _check_values(faces), _check_values(to)
+        if len(was) != len(now):
+            raise FirmwareError(f"cannot turn {len(was)} dice to {len(now)} values")
+        remaining = [dict(d) for d in self._dice]
+        free = list(range(len(remaining)))
+        for old, new in zip(was, now, strict=True):
+            k = next((i for i in free if remaining[i]["value"] == old), None)
+            if k is None:
+                held = sorted(d["value"] for d in self._dice)
+                raise FirmwareError(f"cannot turn {was}: the tray holds {held}")
+            remaining[k]["value"] = new
+            free.remove(k)
+        self._dice = remaining
+
     def put_back(self, n: int | None = None) -> None:
         """Return ``n`` dice that were taken out (all with ``None``), oldest first."""
         if n is None:

@@ -30,7 +30,8 @@ from vision import Calibration, CalibrationError, SharedCamera, calibrate, rende
 
 log = logging.getLogger(__name__)
 
-TowerOp = list[Any]  # journal format: ["shake"], ["remove", [1, 5]], ["put_back", 2]
+TowerOp = list[Any]  # journal format: ["shake"], ["remove", [1, 5]], ["put_back", 2],
+# ["turn", [2, 6], [1, 5]] (the simulated dice showing 2 and 6 turned to 1 and 5)
 REPLAY_SKIP_S = 3600.0  # how far a replay moves the simulated clock on
 
 
@@ -144,6 +145,8 @@ class SimulatedHands(Hands):
                     tower.remove(op[1])
                 elif op[0] == "put_back":
                     tower.put_back(min(int(op[1]), tower.out_of_tray))
+                elif op[0] == "turn":
+                    tower.turn(op[1], op[2])
             except ValueError as exc:  # dice moved outside the journal; the tray check recovers
                 log.warning("cannot replay tower operation %s: %s", op, exc)
         if ops:
@@ -155,10 +158,12 @@ class SimulatedHands(Hands):
         tower = self.tower
         if phase is TablePhase.REMOVE_DICE:
             assert expect_tray is not None
+            ops = self._show(expect_tray)
             out = multiset_minus(self._values(), expect_tray)
             if out:
                 tower.remove(list(out))
-                return [["remove", list(out)]]
+                ops.append(["remove", list(out)])
+            return ops
         elif phase is TablePhase.RETURN_DICE:
             if tower.in_tray < dice_left:
                 n = min(dice_left - tower.in_tray, tower.out_of_tray)
@@ -229,6 +234,20 @@ class SimulatedHands(Hands):
             return None
         log.info("simulated camera calibrated: %s", report.get("text", ""))
         return calibration
+
+    def _show(self, kept: Sequence[int]) -> list[TowerOp]:
+        """Turn dice so that the tray holds the values of ``kept`` (the dice a roll leaves
+        after its set-aside), where the roll was corrected to values the simulated dice do
+        not show: as many of the dice no kept value needs turn to the values missing. The
+        moves made (none where the dice show what was said)."""
+        values = Counter(self._values())
+        missing = sorted((Counter(kept) - values).elements())
+        spare = sorted((values - Counter(kept)).elements())
+        if not missing or len(spare) < len(missing):
+            return []
+        faces = spare[: len(missing)]
+        self.tower.turn(faces, missing)
+        return [["turn", faces, missing]]
 
     def _values(self) -> list[int]:
         return [int(d["value"]) for d in self.tower.tray()]

@@ -198,6 +198,37 @@ def test_removing_dice_that_are_not_there_changes_nothing(clock: Any) -> None:
     assert tower.tray() == before and tower.out_of_tray == 0
 
 
+def test_dice_turned_to_the_values_a_person_said(clock: Any) -> None:
+    tower = SimulatedTower(16, clock=clock)
+    before = tower.tray()
+    held = [d["value"] for d in before]
+    to = [held[0] % 6 + 1, held[1] % 6 + 1]
+    tower.turn(held[:2], to)
+    after = tower.tray()
+    assert Counter(d["value"] for d in after) == Counter(held[2:]) + Counter(to)
+    # turned where they lie: no die moved
+    assert [(d["x"], d["y"]) for d in after] == [(d["x"], d["y"]) for d in before]
+
+
+@pytest.mark.parametrize(
+    ("faces", "to", "message"),
+    [
+        ([1, 2], [3], "cannot turn 2 dice to 1 values"),
+        ([1], [0], "die value 0 is not a whole number from 1 to 6"),
+    ],
+)
+def test_bad_turns_change_nothing(clock: Any, faces: Any, to: Any, message: str) -> None:
+    tower = SimulatedTower(17, clock=clock)
+    before = tower.tray()
+    with pytest.raises(FirmwareError, match=message):
+        tower.turn(faces, to)
+    held = sorted(d["value"] for d in before)
+    missing = next(v for v in range(1, 7) if v not in held)
+    with pytest.raises(FirmwareError, match=r"cannot turn .*: the tray holds"):
+        tower.turn([held[0], missing], [1, 1])
+    assert tower.tray() == before
+
+
 def test_put_back_more_than_out_is_refused(clock: Any) -> None:
     tower = SimulatedTower(14, clock=clock)
     tower.remove([tower.tray()[0]["value"]])

@@ -135,6 +135,33 @@ def test_a_correction_survives_a_restart(tmp_path: Path) -> None:
         assert after["players"] == before["players"]
 
 
+def test_dice_kept_from_a_roll_corrected_to_what_the_simulator_did_not_throw(
+    tmp_path: Path,
+) -> None:
+    # someone trying the simulator says the dice show other values than it threw, then keeps
+    # dice of the said roll: the simulated dice follow the word (they are turned), so that the
+    # tray holds what the table expects after the set-aside, and the table goes on
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        client = create_app(config, table, test_config={"TESTING": True}).test_client()
+        state = _start_and_roll(client, table)
+        said = [1, 1, 2, 3, 4, 5] if _rolled(state) != [1, 1, 2, 3, 4, 5] else [1, 1, 2, 3, 4, 6]
+        assert _post(client, "/api/correct", {"correct": said, "name": "Cat"}).status_code == 200
+        assert table.wait_quiet()
+        assert _post(client, "/api/keep", {"keep": [1, 1]}).status_code == 200
+        assert table.wait_quiet()
+        state = client.get("/api/state").get_json()
+        assert state["phase"] == "ready", state["message"]
+        assert state["table"]["in_tray"] == 4 and state["turn"]["dice_left"] == 4
+        shown = sorted(d["value"] for d in table.controller.hands.tower.tray())
+        assert shown == sorted(said[2:])
+        before = table.state()
+    # the journal holds the turn: a restart replays it and the tray is the same
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        assert table.state()["phase"] == before["phase"] == "ready"
+        assert sorted(d["value"] for d in table.controller.hands.tower.tray()) == shown
+
+
 @pytest.fixture
 def chosen(client, service: TableService) -> Iterator[dict]:
     """A game whose first roll waits for a set-aside (re-rolled through corrections if not)."""
