@@ -123,8 +123,9 @@ class Step:
 
     ``action`` is a replay-format action applied to the game, ``tower`` the
     physical operations performed (``["shake"]``, ``["remove", [1, 5]]``,
-    ``["put_back", 2]``, the simulator's ``["turn", [2, 6], [1, 5]]``), ``log`` the log entries (``kind``, ``player``,
-    ``text``, ``data``), ``snapshot`` the controller's state after the change.
+    ``["put_back", 2]``, the simulator's ``["turn", [2, 6], [1, 5]]``), ``log``
+    the log entries (``kind``, ``player``, ``text``, ``data``), ``snapshot`` the
+    controller's state after the change.
     ``roll`` is ``(player, values)`` for a scored roll, ``turns`` the banked
     turns ``(player, points)`` and ``finished`` the final summary of a game;
     ``new_game`` creates the game ``game_id`` (from :meth:`Store.next_game_id`)
