@@ -274,8 +274,18 @@ def _lost_place(
         return _lost_beside_one(count, centre, side)
     if not 1 < n < 6 or count.side_pips or count.layout_error < CLEAN_FIT:
         return None
-    points = np.array(count.pips, np.float64) / side
-    error, place, middle = gap_fit(points, n + 1)
+    return _centred_gap_face(np.array(count.pips, np.float64), centre, side)
+
+
+def _centred_gap_face(
+    points: np.ndarray, centre: tuple[float, float], side: float
+) -> tuple[float, float, np.ndarray] | None:
+    """The face of a pip more that ``points`` (pixels) form with one place empty: its layout
+    error, how far its centre lies from the die's ``centre`` (sides) and where its empty
+    place lies (sides, from the frame's origin); None unless it fits cleanly (under
+    CLEAN_FIT) and is centred on the die within MISSING_AT_CENTRE."""
+    scaled = np.asarray(points, np.float64) / side
+    error, place, middle = gap_fit(scaled, len(scaled) + 1)
     offset = float(np.hypot(middle[0] - centre[0] / side, middle[1] - centre[1] / side))
     if error >= CLEAN_FIT or offset > MISSING_AT_CENTRE:
         return None
@@ -441,12 +451,7 @@ def lost_pip_face(points: np.ndarray, centre: tuple[float, float], side: float) 
     one place empty, cleanly (under CLEAN_FIT) and centred on the die (``centre``) within
     MISSING_AT_CENTRE: a flat die that lost a pip in a highlight (see :func:`missing_pip`),
     not a top face beside a side face's pips, which lie beyond the face's grid."""
-    n = len(points)
-    if not LOST_FROM <= n < 6:
-        return False
-    error, _, middle = gap_fit(np.asarray(points, np.float64) / side, n + 1)
-    offset = float(np.hypot(*(middle - np.asarray(centre, np.float64) / side)))
-    return error < CLEAN_FIT and offset <= MISSING_AT_CENTRE
+    return LOST_FROM <= len(points) < 6 and _centred_gap_face(points, centre, side) is not None
 
 
 def top_face(

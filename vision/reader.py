@@ -158,15 +158,12 @@ def _die(
     # the walls a touching die can lean on its neighbour only, and the lean check has
     # looked there; at a wall it may lean on the wall with its pips in the seam (a lost pip
     # beside the lamp's spot is taken on a lone die only)
-    lost = (
-        missing_pip(count, found.region.center, side)
-        if conf < MIN_CONFIDENCE and not doubted and not (touching and walled)
-        else None
-    ) or (
-        lost_beside_spot(count, found.region.center, side, lamp, spread)
-        if conf < MIN_CONFIDENCE and not (doubted or touching)
-        else None
-    )
+    lost = None
+    if conf < MIN_CONFIDENCE and not doubted:
+        if not (touching and walled):
+            lost = missing_pip(count, found.region.center, side)
+        if lost is None and not touching:
+            lost = lost_beside_spot(count, found.region.center, side, lamp, spread)
     if lost is not None and _sure_of(taught, lost.value):
         count, pips = lost, confidence(lost)
         value, conf = fuse_taught(count.value, pips, probs, taught)
