@@ -154,6 +154,11 @@ class SimulatedTower(Tower):
         return len(self._out)
 
     @property
+    def taken_out(self) -> tuple[int, ...]:
+        """The values of the dice out of the tray, in the order ``put_back`` returns them."""
+        return tuple(self._out)
+
+    @property
     def settled(self) -> bool:
         """Whether the dice have stopped tumbling."""
         return self._clock() >= self._tumble_until

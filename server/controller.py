@@ -28,7 +28,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
-from server.hands import Hands, PeopleHands, TowerOp, multiset_minus
+from server.hands import Hands, PeopleHands, TowerOp, count_after, multiset_minus
 from server.host import Host
 from server.journal import Note, TableJournal
 from server.store import NewGame, StorageError, Store
@@ -549,8 +549,9 @@ class Controller:
     def undo(self) -> None:
         """Take back the last set-aside of the turn, before the next roll (table_edits)."""
         following, ops, text = undo_step(self._state, self.hands)
-        self.tray.forget()
         self._commit(following, action={"undo": True}, tower=ops, notes=[("undo", text)])
+        self.hands.perform(ops)
+        self.tray.forget()
         self.tray.poll_now()
 
     def rename(self, old: str, new: str) -> None:
@@ -599,8 +600,10 @@ class Controller:
         if now.phase not in (TablePhase.IDLE, TablePhase.OVER):
             raise TableError("a game is running: move the dice between games")
         ops = self.hands.between_games(take_out)
-        if ops:
-            self._commit(replace(now, in_tray=self.hands.in_tray(now.in_tray)), tower=ops)
+        if ops:  # journaled, then made: a failed write moves no die
+            in_tray = count_after(self.hands.in_tray(now.in_tray), ops)
+            self._commit(replace(now, in_tray=in_tray), tower=ops)
+            self.hands.perform(ops)
 
     def shake_between_games(self) -> None:
         """Shake the tower with no game running (the calibration page's teach step).
@@ -782,8 +785,9 @@ class Controller:
             return
         dice_left = self._need_game().state.turn.dice_left
         ops = self.hands.help(now.phase, now.expect_tray, dice_left)
-        if ops:
+        if ops:  # journaled, then made: a failed write moves no die
             now = self._commit(now, tower=ops)
+            self.hands.perform(ops)
         outcome = self.tray.check(now.phase, now.expect_tray, dice_left)
         if isinstance(outcome, TrayRight):
             reading = now.reading if outcome.reading is None else outcome.reading.to_json()

@@ -48,6 +48,16 @@ def multiset_minus(whole: Sequence[int], part: Sequence[int]) -> tuple[int, ...]
     return tuple(sorted(rest.elements()))
 
 
+def count_after(count: int, ops: Sequence[TowerOp]) -> int:
+    """The number of dice in a tray of ``count`` once the moves ``ops`` are made."""
+    for op in ops:
+        if op[0] == "remove":
+            count -= len(op[1])
+        elif op[0] == "put_back":
+            count += int(op[1])
+    return count
+
+
 class Hands(ABC):
     """What happens to the dice between the tower's shakes, besides the camera's view."""
 
@@ -57,10 +67,14 @@ class Hands(ABC):
     def replay(self, ops: Sequence[TowerOp]) -> None:  # noqa: B027 (nothing to do by default)
         """Repeat the journaled tower operations after a restart (nothing on a real tower)."""
 
+    def perform(self, ops: Sequence[TowerOp]) -> None:  # noqa: B027 (nothing to do by default)
+        """Make the moves planned by :meth:`help`, :meth:`restore` or :meth:`between_games`,
+        once they are journaled (nothing on a real tower, where people move the dice)."""
+
     def help(
         self, phase: TablePhase, expect_tray: tuple[int, ...] | None, dice_left: int
     ) -> list[TowerOp]:
-        """Move dice as a person would in ``phase``; the moves made, to journal."""
+        """The moves a person would make in ``phase``, to journal and then :meth:`perform`."""
         return []
 
     def known_tray(self) -> tuple[int, ...] | None:
@@ -68,7 +82,8 @@ class Hands(ABC):
         return None
 
     def restore(self, roll: Sequence[int]) -> list[TowerOp]:
-        """Make the tray hold ``roll`` again (a set-aside taken back); the moves made.
+        """The moves that make the tray hold ``roll`` again (a set-aside taken back), to
+        journal and then :meth:`perform`.
 
         On a real tower people put the dice back and the camera sees them.
         """
@@ -93,7 +108,8 @@ class Hands(ABC):
 
     @abstractmethod
     def between_games(self, take_out: bool) -> list[TowerOp]:
-        """Take every die out of the tray (or put all back); the moves made, to journal."""
+        """The moves that take every die out of the tray (or put all back), to journal and
+        then :meth:`perform`."""
 
 
 class PeopleHands(Hands):
@@ -135,44 +151,58 @@ class SimulatedHands(Hands):
 
     def replay(self, ops: Sequence[TowerOp]) -> None:
         """Repeat the journaled operations on the fresh tower (same seed), clock moved on."""
-        tower = self.tower
         for op in ops:
-            try:
-                if op[0] == "shake":
-                    self.clock.skip(REPLAY_SKIP_S)
-                    tower.shake()
-                elif op[0] == "remove":
-                    tower.remove(op[1])
-                elif op[0] == "put_back":
-                    tower.put_back(min(int(op[1]), tower.out_of_tray))
-                elif op[0] == "turn":
-                    tower.turn(op[1], op[2])
-            except ValueError as exc:  # dice moved outside the journal; the tray check recovers
-                log.warning("cannot replay tower operation %s: %s", op, exc)
+            if op[:1] == ["shake"]:
+                self.clock.skip(REPLAY_SKIP_S)
+                self.tower.shake()
+            else:
+                self._apply(op)
         if ops:
             self.clock.skip(REPLAY_SKIP_S)
+
+    def perform(self, ops: Sequence[TowerOp]) -> None:
+        for op in ops:
+            self._apply(op)
+
+    def _apply(self, op: TowerOp) -> None:
+        """One journaled move on the tower. A move the tray no longer allows (dice moved
+        outside the journal) or one no version of the journal writes is logged and
+        skipped: the tray check finds what the tray holds and asks for the rest."""
+        tower = self.tower
+        try:
+            kind, *args = op
+            if kind == "remove" and len(args) == 1:
+                tower.remove(args[0])
+            elif kind == "put_back" and len(args) == 1 and type(args[0]) is int:
+                tower.put_back(min(args[0], tower.out_of_tray))
+            elif kind == "turn" and len(args) == 2:
+                tower.turn(args[0], args[1])
+            else:
+                raise ValueError(
+                    'not a move: expected ["remove", [values]], ["put_back", n] or '
+                    '["turn", [values], [values]]'
+                )
+        except ValueError as exc:
+            log.warning("cannot make tower operation %s: %s", op, exc)
 
     def help(
         self, phase: TablePhase, expect_tray: tuple[int, ...] | None, dice_left: int
     ) -> list[TowerOp]:
-        tower = self.tower
+        tower, tray = self.tower, self._values()
         if phase is TablePhase.REMOVE_DICE:
             assert expect_tray is not None
-            ops = self._show(expect_tray)
-            out = multiset_minus(self._values(), expect_tray)
+            ops = self._show(tray, expect_tray)
+            for _, faces, to in ops:
+                tray = sorted((Counter(tray) - Counter(faces) + Counter(to)).elements())
+            out = multiset_minus(tray, expect_tray)
             if out:
-                tower.remove(list(out))
                 ops.append(["remove", list(out)])
             return ops
         elif phase is TablePhase.RETURN_DICE:
             if tower.in_tray < dice_left:
-                n = min(dice_left - tower.in_tray, tower.out_of_tray)
-                tower.put_back(n)
-                return [["put_back", n]]
+                return [["put_back", min(dice_left - tower.in_tray, tower.out_of_tray)]]
             if tower.in_tray > dice_left:
-                extra = self._values()[: tower.in_tray - dice_left]
-                tower.remove(extra)
-                return [["remove", extra]]
+                return [["remove", tray[: tower.in_tray - dice_left]]]
         return []
 
     def known_tray(self) -> tuple[int, ...]:
@@ -180,16 +210,14 @@ class SimulatedHands(Hands):
 
     def restore(self, roll: Sequence[int]) -> list[TowerOp]:
         """Every die out of the tray goes back, then those not in ``roll`` come out again."""
-        tower, ops = self.tower, list[TowerOp]()
-        if tuple(sorted(self._values())) == tuple(sorted(roll)):
+        tray, ops = self._values(), list[TowerOp]()
+        if sorted(tray) == sorted(roll):
             return ops
-        if tower.out_of_tray:
-            n = tower.out_of_tray
-            tower.put_back(n)
-            ops.append(["put_back", n])
-        extra = multiset_minus(self._values(), roll)
+        if self.tower.out_of_tray:
+            ops.append(["put_back", self.tower.out_of_tray])
+            tray += self.tower.taken_out
+        extra = multiset_minus(tray, roll)
         if extra:
-            tower.remove(list(extra))
             ops.append(["remove", list(extra)])
         return ops
 
@@ -204,17 +232,11 @@ class SimulatedHands(Hands):
         return self.tower.in_tray
 
     def between_games(self, take_out: bool) -> list[TowerOp]:
-        tower = self.tower
         if take_out:
             values = self._values()
-            if values:
-                tower.remove(values)
-                return [["remove", values]]
-        elif tower.out_of_tray:
-            n = tower.out_of_tray
-            tower.put_back(n)
-            return [["put_back", n]]
-        return []
+            return [["remove", values]] if values else []
+        n = self.tower.out_of_tray
+        return [["put_back", n]] if n else []
 
     def calibrate(self, camera: SharedCamera, seed: int) -> Calibration | None:
         """A calibration of the rendered camera, used while no calibration file exists.
@@ -235,19 +257,18 @@ class SimulatedHands(Hands):
         log.info("simulated camera calibrated: %s", report.get("text", ""))
         return calibration
 
-    def _show(self, kept: Sequence[int]) -> list[TowerOp]:
-        """Turn dice so that the tray holds the values of ``kept`` (the dice a roll leaves
+    @staticmethod
+    def _show(tray: Sequence[int], kept: Sequence[int]) -> list[TowerOp]:
+        """The turn that makes ``tray`` hold the values of ``kept`` (the dice a roll leaves
         after its set-aside), where the roll was corrected to values the simulated dice do
-        not show: as many of the dice no kept value needs turn to the values missing. The
-        moves made (none where the dice show what was said)."""
-        values = Counter(self._values())
+        not show: as many of the dice no kept value needs turn to the values missing (no
+        move where the dice show what was said)."""
+        values = Counter(tray)
         missing = sorted((Counter(kept) - values).elements())
         spare = sorted((values - Counter(kept)).elements())
         if not missing or len(spare) < len(missing):
             return []
-        faces = spare[: len(missing)]
-        self.tower.turn(faces, missing)
-        return [["turn", faces, missing]]
+        return [["turn", spare[: len(missing)], missing]]
 
     def _values(self) -> list[int]:
         return [int(d["value"]) for d in self.tower.tray()]
@@ -260,5 +281,6 @@ __all__ = [
     "SimClock",
     "SimulatedHands",
     "TowerOp",
+    "count_after",
     "multiset_minus",
 ]

@@ -37,23 +37,27 @@ def read_only(table: TableService) -> Iterator[None]:
 
 
 class FaultAt:
-    """Puts ``fault`` on the database for every journal row leading to one of ``phases``."""
+    """Puts ``fault`` on the database for every journal row leading to one of ``phases``
+    (with ``moves``, only the rows that carry the simulator's helper hands' dice moves)."""
 
     def __init__(
         self,
         table: TableService,
         phases: set[str],
         fault: Callable[[TableService], AbstractContextManager[object]] = read_only,
+        moves: bool = False,
     ) -> None:
         self.table = table
         self.phases = phases
         self.fault = fault
+        self.moves = moves
         self.refused = 0
         self._append = table.store.append
         table.store.append = self.append  # type: ignore[method-assign]
 
     def append(self, step: Any, preset: str | None = None) -> int:
-        if step.snapshot["phase"] not in self.phases:
+        moved = any(op[0] != "shake" for op in step.tower)
+        if step.snapshot["phase"] not in self.phases or (self.moves and not moved):
             return self._append(step, preset)
         self.refused += 1
         with self.fault(self.table):

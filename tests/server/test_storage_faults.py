@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from server.app import create_app
+from server.hands import multiset_minus
 from server.service import DB_NAME, TableService
 from server.store import CANNOT_SAVE, CorruptJournal, StorageError, StorageRefused, Store
 from tests.server import storage_faults as faults
@@ -111,6 +112,58 @@ def test_a_step_of_the_table_the_storage_refuses_is_retried_and_never_half_done(
         assert again.state()["seq"] == seq
         assert again.state()["phase"] == after["phase"]
         assert again.state()["turn"] == after["turn"]
+
+
+def _tray(table: TableService) -> tuple[list[int], int]:
+    """The simulated tray's values and the number of dice out of it."""
+    tower = table.controller.hands.tower  # type: ignore[attr-defined]
+    return sorted(d["value"] for d in tower.tray()), tower.out_of_tray
+
+
+def test_the_helper_hands_move_no_die_before_their_moves_are_journaled(tmp_path: Path) -> None:
+    # the simulator's hands take out a set-aside: while the storage refuses the row that
+    # records it, every die stays where it is; once it writes again the dice come out, and a
+    # restart, replaying the journal, finds them out too
+    config = make_config(tmp_path / "state")
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as table:
+        table.new_game("dicenow", {}, ["Ann", "Ben"])
+        state = faults.to_choose(table)
+        best, roll = state["turn"]["best"]["dice"], state["turn"]["roll"]
+        if len(best) == len(roll):
+            pytest.skip("hot dice: nothing to take out of the tray")
+        before = _tray(table)
+        assert before == (sorted(roll), 0)
+        fault = faults.FaultAt(table, {"remove_dice"}, moves=True)
+        table.keep(best)
+        faults.wait_for(lambda: fault.refused >= 2)  # the table's own step, retried
+        assert table.state()["table"]["cannot_save"] is True
+        assert _tray(table) == before
+        fault.lift()
+        faults.wait_for(lambda: not table.state()["table"]["cannot_save"])
+        assert table.wait_quiet()
+        assert table.state()["phase"] == "ready"
+        after = _tray(table)
+        assert after == (list(multiset_minus(roll, best) or ()), len(best))
+    with TableService(config, sim=True, seed=7, timing=FAST, sim_settle_s=0.0) as again:
+        assert _tray(again) == after
+
+
+def test_a_refused_undo_leaves_the_simulated_dice_out(table: TableService) -> None:
+    table.new_game("dicenow", {}, ["Ann", "Ben"])
+    state = faults.to_choose(table)
+    best, roll = state["turn"]["best"]["dice"], state["turn"]["roll"]
+    if len(best) == len(roll):
+        pytest.skip("hot dice: nothing to take out of the tray")
+    table.keep(best)
+    assert table.wait_quiet()
+    kept_out = _tray(table)
+    assert kept_out[1] == len(best)
+    with faults.read_only(table), pytest.raises(StorageError):
+        table.undo()
+    assert _tray(table) == kept_out
+    table.undo()
+    assert table.wait_quiet()
+    assert _tray(table) == (sorted(roll), 0)
 
 
 COMMANDED = ("shaking", "remove_dice")  # steps a command makes (the others: the table itself)
