@@ -81,6 +81,9 @@ class PipCount:
     # die's body, as every kept pip is: dark paint on a light die, a pip the spot lies on
     light_paint: bool = False  # every kept pip is lighter than the die's body, and so is the
     # blob set aside as the lamp's spot, if any: light paint, which the spot only lights more
+    beyond_at: tuple[tuple[float, float], ...] = ()  # where the nearly-pip blobs beyond the
+    # top face lie from its centre, in sides along the frame's axes (as ``doubt_at``)
+    beyond_strength: tuple[float, ...] = ()  # ... and their contrast (as ``contrast``)
 
 
 def _templates(value: int) -> tuple[np.ndarray, float]:
@@ -361,14 +364,21 @@ def pip_in_doubt(count: PipCount, centre: tuple[float, float], side: float) -> P
     pixels) within MISSING_AT_CENTRE. A reflection merged with a pip pulls that blob off its
     place, and the count fitted its pips to a face of one pip fewer, leaving a pip it saw as
     a doubt (a translucent green 5 whose middle pip merged with the lamp's spot, read as a 4
-    with a corner pip a doubt). The count is a candidate a sure second opinion must read, as
-    :func:`missing_pip`'s is. None otherwise."""
+    with a corner pip a doubt), or beyond the face it fitted: two pips of a 3 fitted as a 2,
+    whose grid puts the third beyond it. A blob beyond the top face that completes a clean
+    face centred on the die lies on that face's grid, where no side face shows. The count is
+    a candidate a sure second opinion must read, as :func:`missing_pip`'s is. None
+    otherwise."""
     if count.swollen_at is None or not 1 < count.value < 6 or count.side_pips:
         return None
     points = np.array(count.pips, np.float32)
     middle = face_centre(points)
+    blobs = [
+        *zip(count.doubt_at, count.doubt_strength, strict=False),
+        *zip(count.beyond_at, count.beyond_strength, strict=False),
+    ]
     best: tuple[float, int, np.ndarray, float] | None = None
-    for k, (at, strength) in enumerate(zip(count.doubt_at, count.doubt_strength, strict=False)):
+    for k, (at, strength) in enumerate(blobs):
         if strength < GLARE_WEAKER * count.contrast:
             continue
         blob = middle + np.array(at, np.float32) * side
@@ -381,6 +391,8 @@ def pip_in_doubt(count: PipCount, centre: tuple[float, float], side: float) -> P
     if best is None:
         return None
     error, taken, blob, offset = best
+    doubts = len(count.doubt_at)
+    on_face = taken < doubts  # else beyond the face, the blob's index taken - doubts there
     return replace(
         count,
         value=count.value + 1,
@@ -388,10 +400,15 @@ def pip_in_doubt(count: PipCount, centre: tuple[float, float], side: float) -> P
         layout_error=error,
         size_spread=count.even_spread,
         centre_offset=offset,
-        doubtful=count.doubtful - 1,
+        doubtful=count.doubtful - on_face,
         doubt_at=tuple(d for i, d in enumerate(count.doubt_at) if i != taken),
         doubt_strength=tuple(d for i, d in enumerate(count.doubt_strength) if i != taken),
         doubt_idle=(),  # judged against the count of n pips: each doubt weighs in full
+        beyond=count.beyond - (not on_face),
+        beyond_at=tuple(d for i, d in enumerate(count.beyond_at) if i != taken - doubts),
+        beyond_strength=tuple(
+            d for i, d in enumerate(count.beyond_strength) if i != taken - doubts
+        ),
         swollen_at=None,
         swollen_shift=None,
     )
@@ -983,6 +1000,8 @@ def assess(
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     error = layout_error(points, side)
     beyond = 0
+    beyond_at: tuple[tuple[float, float], ...] = ()
+    beyond_strength: tuple[float, ...] = ()
     doubt_at: tuple[tuple[float, float], ...] = ()
     doubt_strength: tuple[float, ...] = ()
     doubt_idle: tuple[bool, ...] = ()
@@ -1001,6 +1020,11 @@ def assess(
             not _completes(points, (x, y), centre, side, clean) for x, y in others[on_face]
         )
         beyond = len(near) - int(np.count_nonzero(on_face))
+        beyond_at = tuple(
+            (float((x - middle[0]) / side), float((y - middle[1]) / side))
+            for x, y in others[~on_face]
+        )
+        beyond_strength = tuple(p.strength for p, on in zip(near, on_face, strict=True) if not on)
     areas = np.array([p.area for p in pips])
     spread = size_spread(areas) if len(areas) > 1 else 0.0
     swollen_at, swollen_shift, even_spread = _swollen(points, areas, side)
@@ -1017,6 +1041,8 @@ def assess(
         centre_offset=offset,
         side_pips=side_pips,
         beyond=beyond,
+        beyond_at=beyond_at,
+        beyond_strength=beyond_strength,
         glare=glare,
         glare_at=None if glare_at is None else (float(glare_at[0]), float(glare_at[1])),
         doubt_at=doubt_at,
