@@ -15,24 +15,34 @@ from vision.pips import CLEAN_FIT, PipCount, assess, confidence, face_centre, pi
 from vision.reader import MIN_CONFIDENCE, _die
 
 
-def five_short_of_a_pip() -> PipCount:
-    """A 5 counted as 4: its last corner pip a doubt as strong as paint, its middle pip
-    swollen by a reflection."""
-    grid = GRID[5]
-    count = assess(pips(grid[:4]), CENTRE, SIDE, 0)
-    assert count.value == 4 and count.layout_error >= CLEAN_FIT
+def short_of_a_pip(value: int, beyond: bool = False) -> PipCount:
+    """A face of ``value`` counted a pip short, its middle pip swollen by a reflection: its
+    last place kept as a blob as strong as paint, a doubt on the face the other pips fit or,
+    with ``beyond``, beyond it."""
+    grid = GRID[value]
+    count = assess(pips(grid[:-1]), CENTRE, SIDE, 0)
+    assert count.value == value - 1 and count.layout_error >= CLEAN_FIT
     middle = face_centre(np.array(count.pips, np.float32))
-    u, v = grid[4]
-    corner = (CENTRE[0] + u * 0.27 * SIDE, CENTRE[1] + v * 0.27 * SIDE)
-    return dataclasses.replace(
-        count,
-        doubtful=1,
-        doubt_at=(((corner[0] - middle[0]) / SIDE, (corner[1] - middle[1]) / SIDE),),
-        doubt_strength=(count.contrast,),
-        doubt_idle=(False,),
-        swollen_at=(0.0, 0.1),
-        swollen_shift=(0.0, 0.1),
+    u, v = grid[-1]
+    at = (
+        (CENTRE[0] + u * 0.27 * SIDE - middle[0]) / SIDE,
+        (CENTRE[1] + v * 0.27 * SIDE - middle[1]) / SIDE,
     )
+    count = dataclasses.replace(
+        count, swollen_at=(0.0, 0.1), swollen_shift=None if beyond else (0.0, 0.1)
+    )
+    if beyond:
+        return dataclasses.replace(
+            count, beyond=1, beyond_at=(at,), beyond_strength=(count.contrast,)
+        )
+    return dataclasses.replace(
+        count, doubtful=1, doubt_at=(at,), doubt_strength=(count.contrast,), doubt_idle=(False,)
+    )
+
+
+def five_short_of_a_pip() -> PipCount:
+    """A 5 counted as 4: its last corner pip a doubt as strong as paint."""
+    return short_of_a_pip(5)
 
 
 def test_the_doubt_completes_a_clean_face_of_a_pip_more() -> None:
@@ -74,22 +84,9 @@ def test_setup_2300_roll_11() -> None:
 
 
 def three_fitted_as_two() -> PipCount:
-    """A 3 counted as 2 from its middle pip and a corner: the grid those two fit puts the
+    """A 3 counted as 2 from a corner and its middle pip: the grid those two fit puts the
     other corner beyond the face, where the count kept it as a blob as strong as paint."""
-    grid = GRID[3]
-    count = assess(pips(grid[:2]), CENTRE, SIDE, 0)
-    assert count.value == 2 and count.layout_error >= CLEAN_FIT
-    middle = face_centre(np.array(count.pips, np.float32))
-    u, v = grid[2]
-    corner = (CENTRE[0] + u * 0.27 * SIDE, CENTRE[1] + v * 0.27 * SIDE)
-    return dataclasses.replace(
-        count,
-        beyond=1,
-        beyond_at=(((corner[0] - middle[0]) / SIDE, (corner[1] - middle[1]) / SIDE),),
-        beyond_strength=(count.contrast,),
-        swollen_at=(0.0, 0.1),
-        swollen_shift=None,
-    )
+    return short_of_a_pip(3, beyond=True)
 
 
 def test_a_blob_beyond_the_fitted_face_completes_a_clean_face_of_a_pip_more() -> None:
