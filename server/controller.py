@@ -28,7 +28,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
-from server.hands import Hands, PeopleHands, TowerOp, count_after, multiset_minus
+from server.hands import Hands, PeopleHands, Shake, TowerOp, count_after, multiset_minus
 from server.host import Host
 from server.journal import Note, TableJournal
 from server.store import NewGame, StorageError, Store
@@ -614,7 +614,7 @@ class Controller:
         now = self._state
         if now.playing or now.phase.busy:
             raise TableError("a game is running: teach the tower its dice between games")
-        self._commit(now, tower=[["shake"]])
+        self._commit(now, tower=[Shake()])
         self.tray.shake(None)
 
     def _person_acts(self, player: str | None, turn: str | None) -> Game:
@@ -721,7 +721,7 @@ class Controller:
 
     def _begin_shake(self, following: TableState) -> None:
         """Journal the shake (before it happens, so a restart replays it) and go on."""
-        self._commit(replace(following, phase=TablePhase.SHAKING, message=""), tower=[["shake"]])
+        self._commit(replace(following, phase=TablePhase.SHAKING, message=""), tower=[Shake()])
         self.tray.show("rolling")
 
     def _shake(self) -> None:

@@ -22,17 +22,101 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
-from firmware import SimulatedTower
+from firmware import FirmwareError, SimulatedTower
 from server.table_state import TableError, TablePhase
 from vision import Calibration, CalibrationError, SharedCamera, calibrate, render_tray
 
 log = logging.getLogger(__name__)
 
-TowerOp = list[Any]  # journal format: ["shake"], ["remove", [1, 5]], ["put_back", 2],
-# ["turn", [2, 6], [1, 5]] (the simulated dice showing 2 and 6 turned to 1 and 5)
 REPLAY_SKIP_S = 3600.0  # how far a replay moves the simulated clock on
+
+
+class BadTowerOp(ValueError):
+    """A journaled tower move no version of the journal writes (a damaged or edited row)."""
+
+
+def _values_of(data: object) -> tuple[int, ...]:
+    if not isinstance(data, list) or not all(type(v) is int and 1 <= v <= 6 for v in data):
+        raise BadTowerOp(f"{data!r} is not a list of die values 1-6")
+    return tuple(data)
+
+
+@dataclass(frozen=True)
+class Shake:
+    """The coil shook the tray (journaled before it happens)."""
+
+    def to_json(self) -> list[object]:
+        return ["shake"]
+
+
+@dataclass(frozen=True)
+class Remove:
+    """Dice showing ``values`` taken out of the tray."""
+
+    values: tuple[int, ...]
+
+    def to_json(self) -> list[object]:
+        return ["remove", list(self.values)]
+
+
+@dataclass(frozen=True)
+class PutBack:
+    """``count`` dice put back into the tray, those taken out first going back first."""
+
+    count: int
+
+    def to_json(self) -> list[object]:
+        return ["put_back", self.count]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The simulated dice showing ``faces`` turned to show ``to`` (a corrected roll)."""
+
+    faces: tuple[int, ...]
+    to: tuple[int, ...]
+
+    def to_json(self) -> list[object]:
+        return ["turn", list(self.faces), list(self.to)]
+
+
+#: a physical move the journal records: ``["shake"]``, ``["remove", [1, 5]]``,
+#: ``["put_back", 2]`` or ``["turn", [2, 6], [1, 5]]`` in its JSON form
+TowerOp = Shake | Remove | PutBack | Turn
+
+
+def tower_op_from_json(data: object) -> TowerOp:
+    """A journaled move from its JSON form; :class:`BadTowerOp` for anything else."""
+    match data:
+        case ["shake"]:
+            return Shake()
+        case ["remove", values]:
+            return Remove(_values_of(values))
+        case ["put_back", int(count)] if type(count) is int and count >= 0:
+            return PutBack(count)
+        case ["turn", faces, to]:
+            turn = Turn(_values_of(faces), _values_of(to))
+            if len(turn.faces) != len(turn.to):
+                raise BadTowerOp(f"turns {len(turn.faces)} dice to {len(turn.to)} values")
+            return turn
+    raise BadTowerOp(
+        'not a move: expected ["shake"], ["remove", [values]], ["put_back", n] or '
+        '["turn", [values], [values]]'
+    )
+
+
+def journaled_ops(rows: Sequence[object]) -> list[TowerOp]:
+    """The moves of the journal's rows, in order; one no version writes is logged and
+    skipped (the tray check then finds what the tray holds and asks for the rest)."""
+    ops: list[TowerOp] = []
+    for data in rows:
+        try:
+            ops.append(tower_op_from_json(data))
+        except BadTowerOp as exc:
+            log.warning("cannot make tower operation %s: %s", data, exc)
+    return ops
 
 
 class NoHelperHands(TableError):
@@ -51,10 +135,10 @@ def multiset_minus(whole: Sequence[int], part: Sequence[int]) -> tuple[int, ...]
 def count_after(count: int, ops: Sequence[TowerOp]) -> int:
     """The number of dice in a tray of ``count`` once the moves ``ops`` are made."""
     for op in ops:
-        if op[0] == "remove":
-            count -= len(op[1])
-        elif op[0] == "put_back":
-            count += int(op[1])
+        if isinstance(op, Remove):
+            count -= len(op.values)
+        elif isinstance(op, PutBack):
+            count += op.count
     return count
 
 
@@ -152,7 +236,7 @@ class SimulatedHands(Hands):
     def replay(self, ops: Sequence[TowerOp]) -> None:
         """Repeat the journaled operations on the fresh tower (same seed), clock moved on."""
         for op in ops:
-            if op[:1] == ["shake"]:
+            if isinstance(op, Shake):
                 self.clock.skip(REPLAY_SKIP_S)
                 self.tower.shake()
             else:
@@ -165,25 +249,20 @@ class SimulatedHands(Hands):
             self._apply(op)
 
     def _apply(self, op: TowerOp) -> None:
-        """One journaled move on the tower. A move the tray no longer allows (dice moved
-        outside the journal) or one no version of the journal writes is logged and
-        skipped: the tray check finds what the tray holds and asks for the rest."""
+        """One move on the tower. A move the tray no longer allows (dice moved outside the
+        journal) is logged and skipped: the tray check finds what the tray holds and asks
+        for the rest."""
         tower = self.tower
         try:
-            kind, *args = op
-            if kind == "remove" and len(args) == 1:
-                tower.remove(args[0])
-            elif kind == "put_back" and len(args) == 1 and type(args[0]) is int:
-                tower.put_back(min(args[0], tower.out_of_tray))
-            elif kind == "turn" and len(args) == 2:
-                tower.turn(args[0], args[1])
-            else:
-                raise ValueError(
-                    'not a move: expected ["remove", [values]], ["put_back", n] or '
-                    '["turn", [values], [values]]'
-                )
-        except ValueError as exc:
-            log.warning("cannot make tower operation %s: %s", op, exc)
+            match op:
+                case Remove(values):
+                    tower.remove(values)
+                case PutBack(count):
+                    tower.put_back(min(count, tower.out_of_tray))
+                case Turn(faces, to):
+                    tower.turn(faces, to)
+        except FirmwareError as exc:
+            log.warning("cannot make tower operation %s: %s", op.to_json(), exc)
 
     def help(
         self, phase: TablePhase, expect_tray: tuple[int, ...] | None, dice_left: int
@@ -191,18 +270,20 @@ class SimulatedHands(Hands):
         tower, tray = self.tower, self._values()
         if phase is TablePhase.REMOVE_DICE:
             assert expect_tray is not None
-            ops = self._show(tray, expect_tray)
-            for _, faces, to in ops:
-                tray = sorted((Counter(tray) - Counter(faces) + Counter(to)).elements())
+            ops: list[TowerOp] = []
+            turn = self._show(tray, expect_tray)
+            if turn is not None:
+                ops.append(turn)
+                tray = sorted((Counter(tray) - Counter(turn.faces) + Counter(turn.to)).elements())
             out = multiset_minus(tray, expect_tray)
             if out:
-                ops.append(["remove", list(out)])
+                ops.append(Remove(out))
             return ops
         elif phase is TablePhase.RETURN_DICE:
             if tower.in_tray < dice_left:
-                return [["put_back", min(dice_left - tower.in_tray, tower.out_of_tray)]]
+                return [PutBack(min(dice_left - tower.in_tray, tower.out_of_tray))]
             if tower.in_tray > dice_left:
-                return [["remove", tray[: tower.in_tray - dice_left]]]
+                return [Remove(tuple(tray[: tower.in_tray - dice_left]))]
         return []
 
     def known_tray(self) -> tuple[int, ...]:
@@ -214,11 +295,11 @@ class SimulatedHands(Hands):
         if sorted(tray) == sorted(roll):
             return ops
         if self.tower.out_of_tray:
-            ops.append(["put_back", self.tower.out_of_tray])
+            ops.append(PutBack(self.tower.out_of_tray))
             tray += self.tower.taken_out
         extra = multiset_minus(tray, roll)
         if extra:
-            ops.append(["remove", list(extra)])
+            ops.append(Remove(extra))
         return ops
 
     def tray_touched(self, rolled: int, refused: bool) -> bool:
@@ -234,9 +315,9 @@ class SimulatedHands(Hands):
     def between_games(self, take_out: bool) -> list[TowerOp]:
         if take_out:
             values = self._values()
-            return [["remove", values]] if values else []
+            return [Remove(tuple(values))] if values else []
         n = self.tower.out_of_tray
-        return [["put_back", n]] if n else []
+        return [PutBack(n)] if n else []
 
     def calibrate(self, camera: SharedCamera, seed: int) -> Calibration | None:
         """A calibration of the rendered camera, used while no calibration file exists.
@@ -258,7 +339,7 @@ class SimulatedHands(Hands):
         return calibration
 
     @staticmethod
-    def _show(tray: Sequence[int], kept: Sequence[int]) -> list[TowerOp]:
+    def _show(tray: Sequence[int], kept: Sequence[int]) -> Turn | None:
         """The turn that makes ``tray`` hold the values of ``kept`` (the dice a roll leaves
         after its set-aside), where the roll was corrected to values the simulated dice do
         not show: as many of the dice no kept value needs turn to the values missing (no
@@ -267,20 +348,27 @@ class SimulatedHands(Hands):
         missing = sorted((Counter(kept) - values).elements())
         spare = sorted((values - Counter(kept)).elements())
         if not missing or len(spare) < len(missing):
-            return []
-        return [["turn", spare[: len(missing)], missing]]
+            return None
+        return Turn(tuple(spare[: len(missing)]), tuple(missing))
 
     def _values(self) -> list[int]:
         return [int(d["value"]) for d in self.tower.tray()]
 
 
 __all__ = [
+    "BadTowerOp",
     "Hands",
     "NoHelperHands",
     "PeopleHands",
+    "PutBack",
+    "Remove",
+    "Shake",
     "SimClock",
     "SimulatedHands",
     "TowerOp",
+    "Turn",
     "count_after",
+    "journaled_ops",
     "multiset_minus",
+    "tower_op_from_json",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from server.hands import Hands, TowerOp
+from server.hands import Hands, TowerOp, journaled_ops
 from server.store import CorruptJournal, NewGame, Store
 from server.store import Step as JournalEntry
 from server.table_state import LOG_LENGTH, SnapshotError, TablePhase, TableState
@@ -73,7 +73,7 @@ class TableJournal:
             game_id=following.game_id,
             snapshot=following.to_json(),
             action=None if action is None else dict(action),
-            tower=[list(op) for op in tower],
+            tower=[op.to_json() for op in tower],
             log=entries,
             roll=roll,
             turns=turns,
@@ -104,7 +104,7 @@ class TableJournal:
             game = self._replayed(game_id, seq)
             log_entries = tuple(self.store.log(game_id, LOG_LENGTH))
             state = replace(state, game=game, game_id=game_id, log=log_entries)
-        self.hands.replay(self.store.tower_ops())
+        self.hands.replay(journaled_ops(self.store.tower_ops()))
         if state.phase.busy:
             # The dice were shaken (the shake is journaled before it happens):
             # wait for them to lie still and read them.

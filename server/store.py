@@ -424,7 +424,8 @@ class Store:
         return int(row["seq"]), row["game_id"], snapshot
 
     def tower_ops(self) -> list[list[Any]]:
-        """Every physical operation journaled, oldest first (games set aside left out)."""
+        """Every physical operation journaled, oldest first (games set aside left out), in
+        its JSON form (``server.hands.journaled_ops`` reads them)."""
         aside = self.set_aside()
         games = {entry["game"] for entry in aside if entry["game"] is not None}
         seqs = {entry["row"] for entry in aside}
