@@ -104,6 +104,7 @@ class StateDocument:
                 "speech": self.speech(),
                 "next_game": self.host.next_game(self.wall_clock()),
                 "join_open": False,
+                "skip_open": False,
                 "in_tray": table.in_tray,
                 "last_shake": None if table.last_shake is None else table.last_shake.to_json(),
                 "cannot_save": False,  # true while the storage refuses to save the table
@@ -135,7 +136,9 @@ class StateDocument:
         doc["turn"] = self._turn(game)
         doc["turn"]["undo"] = undoable(game) if table_undo_refusal(table) is None else None
         doc["win_chance"] = self.wins.document(game, table.left) if self.wins else None
-        doc["table"]["join_open"] = "join" in game.allowed_actions()
+        allowed = game.allowed_actions()
+        doc["table"]["join_open"] = "join" in allowed
+        doc["table"]["skip_open"] = "skip" in allowed
         doc["correctable"] = correctable(table)
         return doc
 

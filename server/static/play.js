@@ -541,8 +541,9 @@
   let skipArmed = null;
   function showSkip() {
     const current = currentPlayer();
+    /* only a turn not yet begun: a player who has rolled keeps or banks what they have */
     const can = current && !current.bot && !state.finished && !state.paused &&
-      state.phase === "ready" && !strayName();
+      state.phase === "ready" && !!state.table && state.table.skip_open === true && !strayName();
     const button = $("skip");
     button.hidden = !can;
     if (!can) return;

@@ -411,6 +411,23 @@ def test_phone_skips_a_turn_after_asking_twice(live_table: LiveTable, page_for: 
     assert page.js_errors == []
 
 
+def test_a_turn_under_way_offers_no_skip(live_table: LiveTable, page_for: Any) -> None:
+    live_table.post("/api/new-game", {"preset": "dicenow", "players": ["Ann", "Ben"]})
+    assert live_table.service.wait_quiet(10)
+    page = open_phone(page_for, live_table.url, "Ann")
+    page.wait_for_selector("#skip:not([hidden])")
+    live_table.post("/api/roll")
+    assert live_table.service.wait_quiet(10)
+    state = live_table.service.state()
+    assert state["phase"] == "choose" and state["current"] == "Ann", "a scoring roll (the seed)"
+    live_table.post("/api/keep", {"keep": state["turn"]["best"]["dice"]})
+    assert live_table.service.wait_quiet(10)
+    assert live_table.service.state()["phase"] == "ready"
+    page.wait_for_function("() => !document.getElementById('roll').disabled")
+    assert page.is_hidden("#skip"), "Ann has rolled: she rolls on or banks"
+    assert page.js_errors == []
+
+
 def test_host_pauses_and_ends_a_game_from_a_phone(
     live_table: LiveTable, page_for: Any, artifacts: Path
 ) -> None:

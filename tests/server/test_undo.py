@@ -193,3 +193,16 @@ def test_undo_of_hot_dice_brings_back_the_roll_and_its_dice(client, service) -> 
     state = service.state()
     assert state["phase"] == "choose" and sorted(state["turn"]["roll"]) == [1, 1, 1, 1, 5, 5]
     assert state["table"]["in_tray"] == 6
+
+
+def test_skip_is_offered_only_before_the_turns_first_roll(client, service) -> None:
+    service.new_game("dicenow", {}, ["Ann", "Ben"])
+    assert service.wait_quiet()
+    assert service.state()["table"]["skip_open"] is True
+    before, after = _kept(service)
+    assert before["table"]["skip_open"] is False, "choosing: the turn has begun"
+    assert after["phase"] == "ready" and after["table"]["skip_open"] is False
+    response = _post(client, "/api/skip", {"turn": after["turn_token"]}, PIN)
+    assert response.status_code == 409, response.get_json()
+    assert "turn has begun" in response.get_json()["error"]
+    assert service.state()["current"] == after["current"], "the turn goes on"
