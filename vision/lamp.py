@@ -24,6 +24,7 @@ from vision.pips import (
     face_centre,
     gap_fit,
     layout_error,
+    middle_index,
     missing_pip,
 )
 
@@ -634,7 +635,7 @@ def middle_as_spot(count: PipCount, side: float) -> PipCount | None:
     if count.value not in (3, 5) or count.middle_at is None or count.side_pips:
         return None
     points = np.array(count.pips, np.float32)
-    middle = int(np.argmin(np.hypot(*(points - points.mean(axis=0)).T)))
+    middle = middle_index(points)
     rest = np.delete(points, middle, axis=0)
     error = layout_error(rest, side)
     if error >= CLEAN_FIT:

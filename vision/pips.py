@@ -535,7 +535,7 @@ def without_glare(pips: list[Pip], side: float) -> tuple[list[Pip], int]:
     points = np.array([(p.x, p.y) for p in pips], np.float32)
     clean = len(pips) <= 6 and _fit(points, side)[0] < CLEAN_FIT
     if clean and len(pips) in (3, 5):  # a face's middle pip lies at the centre of the others
-        middle = int(np.argmin(np.hypot(*(points - mean_of(points, 0)).T)))
+        middle = middle_index(points)
         rest = [k for k in range(len(pips)) if k != middle]
         off = float(np.hypot(*(points[middle] - mean_of(points[rest], 0)))) / side
         # a middle blob larger than the pips is a pip with the lamp's spot on it, pulled
@@ -1120,6 +1120,12 @@ SIX_MIDDLE = 0.16  # sides from a 6's centre: its empty middle (its nearest pips
 # a pip's radius under 0.1); a leaning die's side face shows its pips at the rim, never there
 
 
+def middle_index(points: np.ndarray) -> int:
+    """Which of a face's pip centres (N, 2) lies nearest the centre of them all: a 3's or a
+    5's middle pip."""
+    return int(np.argmin(np.hypot(*(points - mean_of(points, 0)).T)))
+
+
 def _middle(
     pips: list[Pip], points: np.ndarray, side: float
 ) -> tuple[tuple[float, float] | None, tuple[float, float]]:
@@ -1128,7 +1134,7 @@ def _middle(
     contrast over the others' medians; (None, (1.0, 1.0)) for other counts."""
     if len(pips) not in (3, 5):
         return None, (1.0, 1.0)
-    middle = int(np.argmin(np.hypot(*(points - mean_of(points, 0)).T)))
+    middle = middle_index(points)
     rest = [k for k in range(len(pips)) if k != middle]
     at = (points[middle] - mean_of(points[rest], 0)) / side
     area = pips[middle].area / max(1e-9, small_median([pips[k].area for k in rest]))
