@@ -62,13 +62,23 @@ class Frames:
         png, meta = self.folder / f"{key}.png", self.folder / f"{key}.json"
         if png.is_file() and meta.is_file():
             image = cv2.imread(str(png), cv2.IMREAD_COLOR)
-            if image is None:
-                raise SystemExit(f"{png} is not a PNG image; empty the cache folder")
-            return np.asarray(image), json.loads(meta.read_text())
+            try:
+                truth = json.loads(meta.read_text())
+            except ValueError:
+                truth = None
+            if image is None or truth is None:
+                raise SystemExit(f"{png} or {meta.name} is damaged; empty the cache folder")
+            return np.asarray(image), truth
         frame, truth = make()
-        cv2.imwrite(str(png), frame)
-        meta.write_text(json.dumps(truth, default=_plain))
-        return frame, json.loads(meta.read_text())
+        # the meta file last, each whole or not at all: a run stopped midway leaves no half
+        part = png.with_name(png.stem + ".part.png")
+        cv2.imwrite(str(part), frame)
+        part.replace(png)
+        text = json.dumps(truth, default=_plain)
+        part = meta.with_suffix(".part")
+        part.write_text(text)
+        part.replace(meta)
+        return frame, json.loads(text)
 
 
 def _plain(value: object) -> object:
