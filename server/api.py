@@ -28,6 +28,7 @@ from server.serving import STREAM_KEY, StreamSlot
 from server.store import CorruptJournal, StorageError
 from server.table_state import TableError
 from zilch import IllegalAction
+from zilch.errors import cut
 from zilch.names import NAME_RULE, name_key, name_problem, normalize_name
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -226,9 +227,6 @@ def body(allowed: tuple[str, ...]) -> dict[str, Any]:
     return data
 
 
-GOT_LENGTH = 40  # characters of a refused value an error message quotes
-
-
 def got(data: dict[str, Any], key: str) -> str:
     """What the request sent for ``key``, for the end of an error message."""
     if key not in data:
@@ -238,8 +236,7 @@ def got(data: dict[str, Any], key: str) -> str:
 
 def shown(value: object) -> str:
     """A refused JSON value as one short line: ``[1, 9]``, ``"six"``, cut after 40 characters."""
-    text = json.dumps(value)
-    return text if len(text) <= GOT_LENGTH else text[: GOT_LENGTH - 3] + "..."
+    return cut(json.dumps(value))
 
 
 def name_field(data: dict[str, Any], key: str, required: bool = True) -> str | None:

@@ -6,6 +6,13 @@ line and the service can show it to a person as one line.
 
 from __future__ import annotations
 
+QUOTE_MAX = 40  # characters of a refused value that a message quotes
+
+
+def cut(text: str, limit: int = QUOTE_MAX) -> str:
+    """``text`` (a refused value written out) cut to one short quote: it may be kilobytes."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 class ZilchError(Exception):
     """Root of every error the rules engine raises."""

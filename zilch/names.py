@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import unicodedata
 
-from zilch.errors import InvalidPlayer
+from zilch.errors import InvalidPlayer, cut
 
 __all__ = ["NAME_MAX", "NAME_RULE", "check_name", "name_key", "name_problem", "normalize_name"]
 
 NAME_MAX = 24
 NAME_RULE = f"1 to {NAME_MAX} characters, without commas or control characters"
-QUOTED_MAX = 40  # a refused name is quoted up to this many characters
 
 
 def _quoted(name: object) -> str:
     """``repr(name)`` cut to one short quote: a refused name may be kilobytes long."""
-    text = repr(name)
-    return text if len(text) <= QUOTED_MAX else text[: QUOTED_MAX - 3] + "..."
+    return cut(repr(name))
 
 
 def normalize_name(text: str) -> str:
