@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision import Die, Reading, annotate
-from vision.annotate import PROBLEM, SURE, UNSURE
+from vision.annotate import PROBLEM, SURE, UNSURE, label_places
 
 
 def _frame() -> np.ndarray:
@@ -44,3 +44,27 @@ def test_an_ok_reading_has_no_banner() -> None:
 def test_annotate_checks_the_frame() -> None:
     with pytest.raises(ValueError, match="uint8"):
         annotate(np.zeros((100, 100, 3), np.float64), Reading((), ok=False, reason="x"))
+
+
+def _rect(origin: tuple[int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    (x, y), (w, h) = origin, size
+    return x, y - h, x + w, y
+
+
+def test_labels_of_dice_side_by_side_do_not_overlap() -> None:
+    # three dice in a row, a label's width apart at most: each label finds a free place
+    boxes = [(100, 100, 130, 130), (120, 104, 150, 134), (140, 96, 170, 126)]
+    sizes = [(60, 12)] * 3
+    places = label_places(boxes, sizes, (320, 240))
+    rects = [_rect(o, s) for o, s in zip(places, sizes, strict=True)]
+    for i, a in enumerate(rects):
+        assert a[0] >= 0 and a[2] <= 320 and a[1] >= 0 and a[3] <= 240
+        for b in rects[i + 1 :]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+    assert places[0] == (100, 96), "the first label sits above its box"
+
+
+def test_a_label_keeps_off_the_banner_and_inside_the_frame() -> None:
+    box = (300, 5, 318, 23)  # at the top right corner
+    ((x, y),) = label_places([box], [(50, 12)], (320, 240), top=22)
+    assert y - 12 >= 22 and x + 50 <= 320
