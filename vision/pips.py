@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -23,6 +24,8 @@ from vision.kernels import (
     small_median,
 )
 from vision.segment import Region, single_die_regions, to_lab
+
+T = TypeVar("T")
 
 PIP_AREA = (0.006, 0.07)  # pip area as a fraction of the die's area
 LAYOUT_OFFSETS = np.arange(0.22, 0.315, 0.015)  # corner pips' offset from the centre, in sides
@@ -373,12 +376,19 @@ def pip_in_doubt(count: PipCount, centre: tuple[float, float], side: float) -> P
         return None
     points = np.array(count.pips, np.float32)
     middle = face_centre(points)
+    # each blob with whether the count kept it on the face (a doubt) and its place there
     blobs = [
-        *zip(count.doubt_at, count.doubt_strength, strict=False),
-        *zip(count.beyond_at, count.beyond_strength, strict=False),
+        *(
+            (True, k, at, s)
+            for k, (at, s) in enumerate(zip(count.doubt_at, count.doubt_strength, strict=False))
+        ),
+        *(
+            (False, k, at, s)
+            for k, (at, s) in enumerate(zip(count.beyond_at, count.beyond_strength, strict=False))
+        ),
     ]
-    best: tuple[float, int, np.ndarray, float] | None = None
-    for k, (at, strength) in enumerate(blobs):
+    best: tuple[float, bool, int, np.ndarray, float] | None = None
+    for on_face, k, at, strength in blobs:
         if strength < GLARE_WEAKER * count.contrast:
             continue
         blob = middle + np.array(at, np.float32) * side
@@ -387,12 +397,17 @@ def pip_in_doubt(count: PipCount, centre: tuple[float, float], side: float) -> P
         gap = mean_of(every, 0) - np.array(centre, np.float32)
         offset = float(np.hypot(*gap)) / side
         if error < CLEAN_FIT and offset <= MISSING_AT_CENTRE and (best is None or error < best[0]):
-            best = (error, k, blob, offset)
+            best = (error, on_face, k, blob, offset)
     if best is None:
         return None
-    error, taken, blob, offset = best
-    doubts = len(count.doubt_at)
-    on_face = taken < doubts  # else beyond the face, the blob's index taken - doubts there
+    error, on_face, taken, blob, offset = best
+
+    def without(values: tuple[T, ...], kept_on_face: bool) -> tuple[T, ...]:
+        """``values`` without the blob taken, if it is one of theirs."""
+        if kept_on_face != on_face:
+            return values
+        return values[:taken] + values[taken + 1 :]
+
     return replace(
         count,
         value=count.value + 1,
@@ -401,14 +416,12 @@ def pip_in_doubt(count: PipCount, centre: tuple[float, float], side: float) -> P
         size_spread=count.even_spread,
         centre_offset=offset,
         doubtful=count.doubtful - on_face,
-        doubt_at=tuple(d for i, d in enumerate(count.doubt_at) if i != taken),
-        doubt_strength=tuple(d for i, d in enumerate(count.doubt_strength) if i != taken),
+        doubt_at=without(count.doubt_at, True),
+        doubt_strength=without(count.doubt_strength, True),
         doubt_idle=(),  # judged against the count of n pips: each doubt weighs in full
         beyond=count.beyond - (not on_face),
-        beyond_at=tuple(d for i, d in enumerate(count.beyond_at) if i != taken - doubts),
-        beyond_strength=tuple(
-            d for i, d in enumerate(count.beyond_strength) if i != taken - doubts
-        ),
+        beyond_at=without(count.beyond_at, False),
+        beyond_strength=without(count.beyond_strength, False),
         swollen_at=None,
         swollen_shift=None,
     )
