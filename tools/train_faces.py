@@ -180,10 +180,20 @@ def crop_batch(
     return crops_blob(crops)
 
 
-def build_net(px: int, widths: tuple[int, ...], batch_norm: bool = True) -> Any:
+#: a crop's own contrast floor for ``normalise``, in the variance of the [-0.5, 0.5] input
+#: (a standard deviation of 0.03, about 8 grey levels): a bare floor's noise stays noise
+CROP_EPS = 1e-3
+
+
+def build_net(
+    px: int, widths: tuple[int, ...], batch_norm: bool = True, normalise: bool = False
+) -> Any:
     """Three stages of two convolutions each, then one layer over the (px/8)^2 map.
 
-    Without ``batch_norm``: the shape of an exported model, for fine-tuning it.
+    Without ``batch_norm``: the shape of an exported model, for fine-tuning it. With
+    ``normalise`` each crop's channels are first brought to mean 0 and variance 1 of their
+    own (an instance normalisation without weights, exported with the model), so that dull
+    pips on a dark or coloured body reach the first layer as strongly as black pips on white.
     """
     from torch import nn
 
@@ -196,7 +206,9 @@ def build_net(px: int, widths: tuple[int, ...], batch_norm: bool = True) -> Any:
     def stage(c_in: int, c_out: int) -> list[Any]:
         return [*conv(c_in, c_out), *conv(c_out, c_out), nn.MaxPool2d(2)]
 
+    first = [nn.InstanceNorm2d(3, eps=CROP_EPS, affine=False)] if normalise else []
     return nn.Sequential(
+        *first,
         *stage(3, widths[0]),
         *stage(widths[0], widths[1]),
         *stage(widths[1], widths[2]),
@@ -228,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     train_detector.add_form_argument(parser)
     parser.add_argument(
         "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
+    )
+    parser.add_argument(
+        "--normalise",
+        action="store_true",
+        help="bring each crop's channels to its own mean and contrast inside the model",
     )
     parser.add_argument(
         "--leave-out",
@@ -279,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     n_photo, n_rendered = max(int(from_photo.sum()), 1), max(int((~from_photo).sum()), 1)
     weights = np.where(from_photo, 0.5 / n_photo, 0.5 / n_rendered)
     weights /= weights.sum()
-    net = build_net(args.crop, widths, batch_norm=args.init is None)
+    net = build_net(args.crop, widths, batch_norm=args.init is None, normalise=args.normalise)
     if args.init is not None:
         training.load_exported(net, args.init)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)

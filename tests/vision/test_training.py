@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,34 @@ def test_the_loop_trains_logs_and_checkpoints(capsys: pytest.CaptureFixture[str]
     if steps > 1:
         assert losses[-1] < losses[0]
     assert capsys.readouterr().err.count("mse") == steps // 5
+
+
+@trains
+@pytest.mark.filterwarnings("ignore:ONNX export mode is set to TrainingMode.EVAL")  # see below
+def test_a_normalising_face_reader_reads_a_crop_alike_at_any_contrast(tmp_path: Path) -> None:
+    # --normalise: each crop's channels are brought to their own mean and spread inside the
+    # exported model, so dull pips on a dark body reach the first layer as black on white do
+    # (the exporter warns that instance normalisation uses the input's statistics: it should)
+    import json
+
+    import torch
+
+    from vision.detect import FaceReader, crops_blob
+
+    train_faces = load_tool("train_faces")
+    torch.manual_seed(0)
+    net = train_faces.build_net(16, (4, 4, 4), normalise=True)
+    out = tmp_path / "faces.onnx"
+    training.export_onnx(net, out, (1, 3, 16, 16), ("crops", "logits"), {"crops": {0: "dice"}})
+    out.with_suffix(".json").write_text(json.dumps({"crop_px": 16}), encoding="utf-8")
+    rng = np.random.default_rng(3)
+    crop, other = rng.integers(0, 256, (2, 16, 16, 3)).astype(np.float32)
+    dull = (crop * np.array([0.6, 0.7, 0.5]) + np.array([10, 60, 30])).round()
+    crops = [c.astype(np.uint8) for c in (crop, dull, other)]
+    for runtime in ("onnxruntime", "opencv"):
+        reader = FaceReader(out, runtime=runtime)
+        logits = reader.raw(crops_blob(crops))
+        alike, apart = np.abs(logits[0] - logits[1]).max(), np.abs(logits[0] - logits[2]).max()
+        assert alike < 0.25 * apart, (runtime, alike, apart)
+    plain = train_faces.build_net(16, (4, 4, 4))
+    assert not any(isinstance(m, torch.nn.InstanceNorm2d) for m in plain.modules())
