@@ -180,6 +180,39 @@ def crop_batch(
     return crops_blob(crops)
 
 
+RANDCONV_SIDES = (1, 3, 5)  # kernel sides of the random convolutions (--randconv)
+
+
+def random_convolution(x: Any, chance: float, rng: np.random.Generator) -> Any:
+    """The batch ``x`` (N, 3, px, px) with a share ``chance`` of its crops seen through a
+    random convolution: a kernel of a random side from RANDCONV_SIDES and random weights
+    (a side of 1 mixes the colours, larger ones also change the texture), its output brought
+    to the crop's own mean and spread, then mixed with the crop in a random proportion.
+
+    This is the mixing form of RandConv (Xu, Liu, Yang and Niethammer, "Robust and
+    Generalizable Visual Representation Learning via Random Convolutions", ICLR 2021): what
+    survives a random filter is shape, so the net learns the pips' layout rather than the
+    colours and finishes of the dice it was shown.
+    """
+    import torch
+
+    picks = np.flatnonzero(rng.random(len(x)) < chance)
+    if not len(picks):
+        return x
+    out = x.clone()
+    for i in picks:
+        side = int(rng.choice(RANDCONV_SIDES))
+        weights = rng.normal(0.0, 1.0 / math.sqrt(3 * side * side), (3, 3, side, side))
+        crop = x[i : i + 1]
+        seen = torch.nn.functional.conv2d(
+            crop, torch.from_numpy(weights.astype(np.float32)), padding=side // 2
+        )
+        seen = (seen - seen.mean()) / (seen.std() + 1e-6) * crop.std() + crop.mean()
+        mix = float(rng.uniform())
+        out[i] = mix * crop[0] + (1.0 - mix) * seen[0]
+    return out
+
+
 #: a crop's own contrast floor for ``normalise``, in the variance of the [-0.5, 0.5] input
 #: (a standard deviation of 0.03, about 8 grey levels): a bare floor's noise stays noise
 CROP_EPS = 1e-3
@@ -242,6 +275,12 @@ def main(argv: list[str] | None = None) -> int:
         "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
     )
     parser.add_argument(
+        "--randconv",
+        type=float,
+        default=0.0,
+        help="chance that a crop is seen through a random convolution (0 to 1)",
+    )
+    parser.add_argument(
         "--normalise",
         action="store_true",
         help="bring each crop's channels to its own mean and contrast inside the model",
@@ -262,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0.0 <= args.hue <= 1.0:
         parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
+    if not 0.0 <= args.randconv <= 1.0:
+        parser.error(f"--randconv is {args.randconv}; expected a chance from 0 to 1")
     if not crop_side_ok(args.crop):
         parser.error(f"--crop is {args.crop}; expected {CROP_RULE}")
     try:
@@ -305,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
         picks = rng.choice(len(classes), size=args.batch, p=weights)
         x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue))
+        x = random_convolution(x, args.randconv, rng)
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
         return loss, {"loss": float(loss.detach())}
 
