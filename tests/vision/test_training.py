@@ -79,6 +79,7 @@ def test_the_loop_trains_logs_and_checkpoints(capsys: pytest.CaptureFixture[str]
 
 @trains
 @pytest.mark.filterwarnings("ignore:ONNX export mode is set to TrainingMode.EVAL")  # see below
+@pytest.mark.filterwarnings("ignore:Converting a tensor to a Python boolean")  # the tracer's
 def test_a_normalising_face_reader_reads_a_crop_alike_at_any_contrast(tmp_path: Path) -> None:
     # --normalise: each crop's channels are brought to their own mean and spread inside the
     # exported model, so dull pips on a dark body reach the first layer as black on white do
