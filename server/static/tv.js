@@ -38,6 +38,7 @@
   let audio = null;
   const rules = rulesFollower();
   let latest = null;
+  let shownOptions = null; // the options last fitted and the best, fitted again on a resize
   let announcementTimer = null;
   let recordsTimer = null;
   let serverSpeech = root.dataset.speech !== "off";
@@ -159,6 +160,26 @@
       h("span", { class: "option-dice" }, sorted(option.dice).map((v) => die(v, "small"))),
       h("span", { class: "option-points" }, points(option.points)),
       isBest ? h("span", { class: "best-mark" }, "★ best") : null);
+  }
+
+  /* As many options as the table has room for, each whole (at most MAX_OPTIONS), and then
+     how many more there are: a row cut in half at the foot of the table reads as a choice. */
+  function fitOptions(options, best) {
+    shownOptions = [options, best];
+    const list = $("options");
+    const box = list.closest(".options-box");
+    const room = list.closest(".table").getBoundingClientRect().bottom
+      - parseFloat(getComputedStyle(box).paddingBottom);
+    let limit = options.length > MAX_OPTIONS ? MAX_OPTIONS - 1 : options.length;
+    for (;;) {
+      const shown = options.slice(0, limit).map((o) => optionItem(o, best));
+      if (options.length > limit) {
+        shown.push(h("li", { class: "option more" }, "+" + (options.length - limit) + " more"));
+      }
+      list.replaceChildren(...shown);
+      if (limit <= 1 || list.lastElementChild.getBoundingClientRect().bottom <= room) return;
+      limit -= 1;
+    }
   }
 
   function bankStatus(turn, state) {
@@ -445,14 +466,13 @@
 
     /* best first; a six-dice roll can have a dozen choices, more than fit */
     const options = [...(turn.options || [])].sort((a, b) => b.points - a.points);
-    const limit = options.length > MAX_OPTIONS ? MAX_OPTIONS - 1 : MAX_OPTIONS;
-    const shown = options.slice(0, limit).map((o) => optionItem(o, turn.best));
-    if (options.length > limit) {
-      shown.push(h("li", { class: "option more" }, "+" + (options.length - limit) + " more"));
+    if (options.length) {
+      fitOptions(options, turn.best);
+    } else {
+      shownOptions = null;
+      $("options").replaceChildren(
+        h("li", { class: "option none" }, state.phase === "choose" ? "none: zilch" : "—"));
     }
-    $("options").replaceChildren(...(shown.length
-      ? shown
-      : [h("li", { class: "option none" }, state.phase === "choose" ? "none: zilch" : "—")]));
 
     const chance = turn.zilch_chance;
     $("zilch-chance").textContent = typeof chance === "number" ? percent(chance) : "—";
@@ -522,6 +542,9 @@
     if (ev.key === "s" || ev.key === "S") toggleSpeech();
   });
   showSpeechToggle();
+  window.addEventListener("resize", () => {
+    if (shownOptions !== null) fitOptions(...shownOptions);
+  });
   /* a long phone address breaks before its path ("…:8080" / "/play"), never inside a word */
   for (const el of document.querySelectorAll(".url")) {
     const text = el.textContent;

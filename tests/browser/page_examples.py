@@ -264,7 +264,45 @@ def _crowd_win(games: int) -> dict[str, Any]:
     return state
 
 
+def _many_options() -> dict[str, Any]:
+    """Ann's first roll, corrected by Cat to 1 1 1 2 5 5: eleven set-asides, more than fit."""
+    state = copy.deepcopy(CHOOSE)
+    roll = [1, 1, 1, 2, 5, 5]
+    options = [
+        ([1, 1, 1, 5, 5], 1100),
+        ([1, 1, 1, 5], 1050),
+        ([1, 1, 1], 1000),
+        ([1, 1, 5, 5], 300),
+        ([1, 1, 5], 250),
+        ([1, 1], 200),
+        ([1, 5, 5], 200),
+        ([1, 5], 150),
+        ([1], 100),
+        ([5, 5], 100),
+        ([5], 50),
+    ]
+    state["turn"].update(
+        total=0,
+        roll=roll,
+        set_aside=[],
+        best={"dice": [1, 1, 1, 5, 5], "points": 1100},
+        options=[{"dice": d, "points": p} for d, p in options],
+    )
+    state["reading"]["dice"] = [
+        dict(d, value=v) for d, v in zip(state["reading"]["dice"], roll, strict=True)
+    ]
+    state["correction"] = {
+        "player": "Ann",
+        "dice": roll,
+        "read": [1, 2, 3, 5, 5, 5],
+        "by": "Cat",
+        "entered": False,
+    }
+    return state
+
+
 STATES = {
+    "many_options": _many_options(),
     "duel": _duel(),
     "crowd_win": _crowd_win(1600),
     "crowd_estimating": _crowd_win(0),

@@ -235,6 +235,39 @@ LAYOUT = """() => {
 }"""
 
 
+def whole_set_asides(page: Any) -> int:
+    """How many set-asides the TV shows, having checked that each is whole (none cut at
+    the foot of the table) and that they and the "+N more" count every option."""
+    bottom = page.eval_on_selector(".table", "el => el.getBoundingClientRect().bottom")
+    rows = page.eval_on_selector_all(
+        "#options li",
+        "els => els.map(e => [e.className, e.textContent, e.getBoundingClientRect().bottom])",
+    )
+    assert rows and all(b <= bottom for _, _, b in rows), f"a set-aside cut at {bottom}: {rows}"
+    shown = [text for kind, text, _ in rows if "more" not in kind]
+    assert "★" in shown[0] and "1,100" in shown[0], "the best set-aside comes first"
+    more = [int(text.strip("+ more")) for kind, text, _ in rows if "more" in kind]
+    assert len(shown) + sum(more) == 11 and len(more) <= 1, rows
+    return len(shown)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
+def test_tv_shows_whole_set_asides_and_counts_the_rest(
+    example_table: str, page_for: Any, width: int, height: int
+) -> None:
+    page = page_for(2 * width, height)
+    page.goto(example_table + "/")
+    wait_for_seq(page, "tv", harness(example_table, "use/many_options"))
+    assert "corrected by Cat" in page.text_content("#correction-note")
+    wide = whole_set_asides(page)
+    assert wide <= 6, "seven at most, the seventh place saying how many more"
+    # a narrower window wraps the list onto more rows: the TV fits it again
+    page.set_viewport_size({"width": width, "height": height})
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done)))")
+    assert whole_set_asides(page) < wide
+    assert page.js_errors == []
+
+
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
 def test_tv_keeps_to_the_safe_area_and_scales_its_text(
     example_table: str, page_for: Any, width: int, height: int
