@@ -213,6 +213,18 @@ def random_convolution(x: Any, chance: float, rng: np.random.Generator) -> Any:
     return out
 
 
+def face_loss(no_face_weight: float = 1.0) -> Any:
+    """The face reader's loss: cross entropy over no face and the six faces, lightly
+    smoothed, with "no face" (a cocked die, the floor, clutter) weighing ``no_face_weight``
+    times a face, so that a recipe rich in faces still learns to call a leaning die none."""
+    import torch
+    from torch import nn
+
+    weight = torch.ones(CLASSES)
+    weight[0] = no_face_weight
+    return nn.CrossEntropyLoss(weight=weight, label_smoothing=0.05)
+
+
 #: a crop's own contrast floor for ``normalise``, in the variance of the [-0.5, 0.5] input
 #: (a standard deviation of 0.03, about 8 grey levels): a bare floor's noise stays noise
 CROP_EPS = 1e-3
@@ -281,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
         help="chance that a crop is seen through a random convolution (0 to 1)",
     )
     parser.add_argument(
+        "--no-face-weight",
+        type=float,
+        default=1.0,
+        help="weight of the 'no face' class in the loss, against 1 for each face",
+    )
+    parser.add_argument(
         "--normalise",
         action="store_true",
         help="bring each crop's channels to its own mean and contrast inside the model",
@@ -303,6 +321,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
     if not 0.0 <= args.randconv <= 1.0:
         parser.error(f"--randconv is {args.randconv}; expected a chance from 0 to 1")
+    if not 0.0 < args.no_face_weight <= 10.0:
+        parser.error(
+            f"--no-face-weight is {args.no_face_weight}; expected a weight above 0, at most 10"
+        )
     if not crop_side_ok(args.crop):
         parser.error(f"--crop is {args.crop}; expected {CROP_RULE}")
     try:
@@ -313,7 +335,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--widths is {args.widths!r}; expected three positive counts like 24,48,96")
     rng = training.start_torch("train_faces", args.seed)
     import torch
-    from torch import nn
 
     detector = Detector(args.detector) if args.detector else load_detector()
     if detector is None:
@@ -341,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.init is not None:
         training.load_exported(net, args.init)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    loss_fn = face_loss(args.no_face_weight)
 
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
         picks = rng.choice(len(classes), size=args.batch, p=weights)

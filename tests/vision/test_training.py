@@ -126,3 +126,22 @@ def test_random_convolutions_change_the_chosen_crops_and_keep_their_level() -> N
     some = train_faces.random_convolution(x, 0.5, np.random.default_rng(5))
     kept = int(((some - x).abs().amax(dim=(1, 2, 3)) == 0).sum())
     assert 0 < kept < 16
+
+
+@trains
+def test_the_face_loss_weighs_no_face_as_asked() -> None:
+    import torch
+
+    train_faces = load_tool("train_faces")
+    targets = torch.tensor([0, 1])  # no face, then a 1
+    says_one = torch.tensor([0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    says_none = torch.tensor([4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    no_face_missed = torch.stack([says_one, says_one])  # the cocked die read as a 1
+    face_missed = torch.stack([says_none, says_none])  # the 1 read as no face
+
+    def loss(weight: float, logits: torch.Tensor) -> float:
+        return float(train_faces.face_loss(weight)(logits, targets))
+
+    assert loss(3.0, no_face_missed) > loss(1.0, no_face_missed)
+    assert loss(3.0, face_missed) < loss(1.0, face_missed)
+    assert loss(1.0, no_face_missed) == pytest.approx(loss(1.0, face_missed))
