@@ -543,7 +543,7 @@
   });
   showSpeechToggle();
   window.addEventListener("resize", () => {
-    if (shownOptions !== null) fitOptions(...shownOptions);
+    if (shownOptions !== null && !$("game").hidden) fitOptions(...shownOptions);
   });
   /* a long phone address breaks before its path ("…:8080" / "/play"), never inside a word */
   for (const el of document.querySelectorAll(".url")) {
