@@ -77,10 +77,14 @@ class CountingDetector(Detector):
     full_looks = 0
 
     def detect(
-        self, image: np.ndarray, threshold: float = 0.2, work_side: int = WORK_SIDE
+        self,
+        image: np.ndarray,
+        threshold: float = 0.2,
+        work_side: int = WORK_SIDE,
+        enlarge: bool = False,
     ) -> list[Detection]:
         self.full_looks += 1
-        return super().detect(image, threshold, work_side)
+        return super().detect(image, threshold, work_side, enlarge)
 
 
 def parse_passes(text: str) -> list[int | None]:

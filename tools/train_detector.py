@@ -222,6 +222,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_form_argument(parser)
     parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="render the single-stage reader's wide domain instead (piles of 10-40 dice, "
+        "oblique views, stretched pixels, clutter; tools/train_single.py)",
+    )
+    parser.add_argument("--cache", type=Path, help="keep the wide domain's frames here")
+    parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
     )
     parser.add_argument(
@@ -238,12 +245,19 @@ def main(argv: list[str] | None = None) -> int:
         help="train without this labelled folder's photos (leave one source out)",
     )
     args = parser.parse_args(argv)
+    if args.wide and args.finishes:
+        parser.error("--wide renders its own finishes; leave out --finishes")
     rng = training.start_torch("train_detector", args.seed)
     import torch
 
     photos, used = training.photo_items(args.photos, tuple(args.leave_out))
     print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)
-    rendered = rendered_items(args.rendered, args.finishes, form=args.finishes_form)
+    if args.wide:
+        import train_single  # imports this script: only when asked
+
+        rendered = train_single.cached_wide_items(args.rendered, args.cache)
+    else:
+        rendered = rendered_items(args.rendered, args.finishes, form=args.finishes_form)
     pools, weights = training.crop_pools(rendered, photos, args.photo_share)
     net = build_net(args.width, batch_norm=args.init is None)
     if args.init is not None:

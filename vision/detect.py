@@ -48,6 +48,11 @@ COARSE_SIDE = 384  # the working side of the first, cheaper look (Detector.detec
 COARSE_LEAST_SIDE = 16.0  # the smallest die side the detector was trained on (training's
 # MIN_SIDE): a coarse look that finds a die smaller than this cannot be trusted to see all
 HALF_SEEN = 0.15  # a centre score from which a coarse look half sees a die it did not report
+CLOSER_BELOW = 24.0  # dice whose median side at the working side is under this many pixels
+# (1.5 times the smallest trained on) are looked at again closer: crowded dice that small
+# are missed where the frame is brought to the working side (Detector.detect_closer)
+CLOSER_SIDE = 32.0  # the median die side, in pixels, that a closer look brings them to
+CLOSER_MOST = 1600  # the largest working side of a closer look
 
 
 @dataclass(frozen=True)
@@ -72,18 +77,23 @@ class Detection:
         return (round(x - h), round(y - h), round(x + h), round(y + h))
 
 
-def prepare(image: np.ndarray, work_side: int = WORK_SIDE) -> tuple[np.ndarray, float]:
+def prepare(
+    image: np.ndarray, work_side: int = WORK_SIDE, enlarge: bool = False
+) -> tuple[np.ndarray, float]:
     """The network's input blob for a BGR frame (1, 3, H, W), and the scale applied.
 
-    The long side is brought to at most ``work_side`` pixels and both sides are padded
-    (by repeating the edge) to a multiple of ``STRIDE``.
+    The long side is brought to at most ``work_side`` pixels (``enlarge``: to exactly that
+    many, a smaller frame enlarged) and both sides are padded (by repeating the edge) to a
+    multiple of ``STRIDE``.
     """
     h, w = image.shape[:2]
-    scale = min(1.0, work_side / max(h, w))
-    if scale < 1.0:
-        image = cv2.resize(
-            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
-        )
+    scale = work_side / max(h, w)
+    if not enlarge:
+        scale = min(1.0, scale)
+    if scale != 1.0:
+        size = (round(w * scale), round(h * scale))
+        how = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
+        image = cv2.resize(image, size, interpolation=how)
     h2, w2 = image.shape[:2]
     pad_y, pad_x = -h2 % STRIDE, -w2 % STRIDE
     if pad_y or pad_x:
@@ -225,10 +235,15 @@ class Detector(_Network):
             )
 
     def detect(
-        self, image: np.ndarray, threshold: float = 0.2, work_side: int = WORK_SIDE
+        self,
+        image: np.ndarray,
+        threshold: float = 0.2,
+        work_side: int = WORK_SIDE,
+        enlarge: bool = False,
     ) -> list[Detection]:
-        """The dice in a checked BGR frame, surest first, looked for at ``work_side``."""
-        blob, scale = prepare(image, work_side)
+        """The dice in a checked BGR frame, surest first, looked for at ``work_side``
+        (``enlarge``: a smaller frame enlarged to it; see :func:`prepare`)."""
+        blob, scale = prepare(image, work_side, enlarge)
         return decode(self.raw(blob), scale, threshold, image.shape[:2])
 
     def detect_coarse(
@@ -252,6 +267,27 @@ class Detector(_Network):
         if any(d.score < DETECTED for d in found):  # decode keeps them apart already
             return None
         return [d for d in found if d.score >= threshold]
+
+    def detect_closer(
+        self, image: np.ndarray, found: Sequence[Detection], threshold: float = 0.2
+    ) -> list[Detection] | None:
+        """The dice of a checked BGR frame looked for again closer, or None where the dice
+        ``found`` at the working side are large enough there (a median side of
+        ``CLOSER_BELOW`` pixels or more) or nothing was found.
+
+        The closer look's working side brings that median to ``CLOSER_SIDE`` pixels (at
+        most ``CLOSER_MOST``), with the frame's own pixels where it has them and enlarged
+        where it has not; its findings replace ``found``.
+        """
+        dice = [d.side for d in found if d.score >= DETECTED]
+        if not dice:
+            return None
+        seen = min(max(image.shape[:2]), WORK_SIDE)  # the working long side of ``found``
+        small = float(np.median(dice)) * seen / max(image.shape[:2])
+        if small >= CLOSER_BELOW:
+            return None
+        side = min(CLOSER_MOST, round(seen * CLOSER_SIDE / max(small, 1.0)))
+        return self.detect(image, threshold, work_side=side, enlarge=True)
 
 
 class SingleStage(Detector):

@@ -259,6 +259,8 @@ def read_learned(
             if reading.ok and not doubt:
                 return reading
     full = detector.detect(image)
+    # small dice in a large frame (a pile in a phone photo): look again with more pixels
+    full = detector.detect_closer(image, full) or full
     return read_detected(image, full, want, profile, faces, turns=turns, pips=pips)
 
 

@@ -31,10 +31,14 @@ class Counting(Detector):
     coarse = 0
 
     def detect(
-        self, image: np.ndarray, threshold: float = 0.2, work_side: int = WORK_SIDE
+        self,
+        image: np.ndarray,
+        threshold: float = 0.2,
+        work_side: int = WORK_SIDE,
+        enlarge: bool = False,
     ) -> list[Detection]:
         self.full += 1
-        return super().detect(image, threshold, work_side)
+        return super().detect(image, threshold, work_side, enlarge)
 
     def detect_coarse(
         self, image: np.ndarray, threshold: float = 0.2, side: int = COARSE_SIDE
@@ -66,11 +70,15 @@ def test_a_frame_of_big_dice_is_read_from_the_coarse_look_alone(detector: Counti
     assert [v for v, _, _ in _values(full)] == [v for v, _, _ in _values(reading)]
 
 
-def test_a_frame_of_small_dice_takes_the_full_look(detector: Counting) -> None:
+def test_a_frame_of_small_dice_takes_the_full_look(
+    detector: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
     small = DIE_MM * 0.55  # under COARSE_LEAST_SIDE pixels at the coarse side
     frame, truth = random_scene(5, 6, style="tower", cocked=0, die_mm=small)
     assert truth["die_px"] * COARSE_SIDE / WORK_SIDE < COARSE_LEAST_SIDE
     assert detector.detect_coarse(frame) is None
+    # dice this small are looked at closer too (test_closer.py); here only the full look
+    monkeypatch.setattr(detector, "detect_closer", lambda image, found, threshold=0.2: None)
     reading = read_learned(frame, detector, 6)
     assert detector.full == 1
     assert _values(reading) == _values(read_detected(frame, detector.detect(frame), 6))

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.vision.conftest import load_tool
+from tests.vision.conftest import labelled_folder, load_tool, trains
 from vision.detect import (
     CLASSES,
     CROP_PX,
@@ -277,3 +277,19 @@ def test_shipped_face_reader_reads_rendered_dice_and_sees_no_face_on_the_floor()
     empty, _ = random_scene(0, 0, style="tower")
     floor = faces.probabilities(empty, [((320.0, 240.0), 42.0), ((200.0, 300.0), 42.0)])
     assert (np.argmax(floor, axis=1) == 0).all()
+
+
+def test_the_wide_domain_renders_its_own_finishes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        train_detector.main(["--photos", "nowhere", "--wide", "--finishes"])
+    assert "--wide renders its own finishes; leave out --finishes" in capsys.readouterr().err
+
+
+@trains
+def test_the_detector_trains_on_the_wide_domain_when_asked(tmp_path: Path) -> None:
+    photos = labelled_folder(tmp_path / "photos" / "rendered", range(950, 953))
+    out, cache = tmp_path / "detector.onnx", tmp_path / "cache"
+    argv = ["--photos", str(photos.parent), "--rendered", "2", "--minutes", "0.02"]
+    assert train_detector.main([*argv, "--wide", "--cache", str(cache), "--out", str(out)]) == 0
+    assert [p.name for p in cache.glob("*.npz")] == ["wide-600000-2.npz"]  # the wide frames
+    assert Detector(out).detect(random_scene(0, 6)[0]) is not None
