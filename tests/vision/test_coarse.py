@@ -73,7 +73,7 @@ def test_a_frame_of_big_dice_is_read_from_the_coarse_look_alone(detector: Counti
 def test_a_frame_of_small_dice_takes_the_full_look(
     detector: Counting, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    small = DIE_MM * 0.55  # under COARSE_LEAST_SIDE pixels at the coarse side
+    small = DIE_MM * 0.5  # under COARSE_LEAST_SIDE pixels at the coarse side
     frame, truth = random_scene(5, 6, style="tower", cocked=0, die_mm=small)
     assert truth["die_px"] * COARSE_SIDE / WORK_SIDE < COARSE_LEAST_SIDE
     assert detector.detect_coarse(frame) is None

@@ -105,11 +105,13 @@ def test_hard_frames_never_ok_with_wrong_values() -> None:
 def test_cocked_die_without_calibration_is_seldom_ok() -> None:
     # the learned models catch most cocked dice; the tower itself reads calibrated frames
     caught = 0
-    for seed in range(12):
+    for seed in range(40):
         frame, _ = random_scene(seed, 6, style="tower", cocked=1)
         reading = read_dice(frame, expected=6)
         caught += not reading.ok
-    assert caught >= 10  # measured: 11 of 12
+    # measured: 30 of 40 (76 of the first 100), and 33 (76) with the detector before the
+    # wide domain's; a calibration catches them all (test_cocked_die_is_never_ok)
+    assert caught >= 28
 
 
 def test_cocked_die_is_never_ok() -> None:
