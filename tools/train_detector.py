@@ -244,13 +244,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FOLDER",
         help="train without this labelled folder's photos (leave one source out)",
     )
+    parser.add_argument(
+        "--unsized",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="learn this labelled folder's dice centres, not their sizes (boxes of whole dice "
+        "seen from above, wider than a top face)",
+    )
     args = parser.parse_args(argv)
     if args.wide and args.finishes:
         parser.error("--wide renders its own finishes; leave out --finishes")
     rng = training.start_torch("train_detector", args.seed)
     import torch
 
-    photos, used = training.photo_items(args.photos, tuple(args.leave_out))
+    photos, used = training.photo_items(args.photos, tuple(args.leave_out), tuple(args.unsized))
     print(f"{len(used)} training photos; rendering {args.rendered} frames", file=sys.stderr)
     if args.wide:
         import train_single  # imports this script: only when asked

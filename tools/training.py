@@ -34,6 +34,8 @@ CROP = 256  # training crops of the grid networks are CROP x CROP pixels
 MIN_SIDE, MAX_SIDE = 16.0, 84.0  # die sides (pixels) the crops are scaled to
 #: shares of the photo crops: nell-byler's square photos, then every other source's
 PHOTO_SHARES = (0.58, 0.42)
+BOX_TO_SIDE = 0.7  # a top face's side over the box of a whole die seen from above, turned
+# (a detector that learned sizes only from rendered top faces gives nell-byler's dice 0.62)
 
 
 @dataclasses.dataclass
@@ -58,35 +60,49 @@ def start_torch(tool: str, seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def photo_items(root: Path, leave_out: tuple[str, ...] = ()) -> tuple[list[Item], list[str]]:
-    """The training split of every labelled folder under ``root`` but those in ``leave_out``."""
+def photo_items(
+    root: Path, leave_out: tuple[str, ...] = (), unsized: tuple[str, ...] = ()
+) -> tuple[list[Item], list[str]]:
+    """The training split of every labelled folder under ``root`` but those in ``leave_out``.
+
+    The boxes of a folder in ``unsized`` give its dice's centres, not their sizes (boxes that
+    hold a whole die as a camera sees it, its sides and a turned square's corners, are wider
+    than its top face, the size rendered dice teach); its frames are scaled by
+    ``BOX_TO_SIDE`` times their median box.
+    """
     items: list[Item] = []
     used: list[str] = []
     folders = labelled_folders(root)
-    unknown = set(leave_out) - {f.name for f in folders}
-    if unknown:
-        raise SystemExit(f"--leave-out {sorted(unknown)}: no such labelled folder in {root}")
+    for option, names in (("--leave-out", leave_out), ("--unsized", unsized)):
+        unknown = set(names) - {f.name for f in folders}
+        if unknown:
+            raise SystemExit(f"{option} {sorted(unknown)}: no such labelled folder in {root}")
     for folder in folders:
         if folder.name in leave_out:
             continue
         whole_die = folder.name != "matteop65"  # its boxes cover the pips, not the die
+        sized = whole_die and folder.name not in unsized
         folder_items: list[tuple[np.ndarray, np.ndarray]] = []
+        frames: list[list[float]] = []  # each frame's box sizes
         pip_boxes: list[float] = []
         for name, image, labels in photo_split(folder):
             rows = np.array(
                 [
-                    (d.center[0], d.center[1], d.size if whole_die else math.nan, d.value)
+                    (d.center[0], d.center[1], d.size if sized else math.nan, d.value)
                     for d in labels
                 ],
                 np.float32,
             ).reshape(-1, 4)
             pip_boxes += [d.size for d in labels if d.value >= 4]
             folder_items.append((image, rows))
+            frames.append([d.size for d in labels])
             used.append(name)
         # a face's pips span about 0.6 of the die: the die size where the boxes cover pips
         typical = float(np.median(pip_boxes)) / 0.6 if pip_boxes else 40.0
-        for image, rows in folder_items:
-            side = float(np.nanmedian(rows[:, 2])) if whole_die and len(rows) else typical
+        for (image, rows), frame in zip(folder_items, frames, strict=True):
+            side = typical
+            if whole_die and len(rows):
+                side = float(np.median(frame)) * (1.0 if sized else BOX_TO_SIDE)
             items.append(Item(image, rows, side))
     return items, used
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.vision.conftest import labelled_folder, load_tool, trains
@@ -64,3 +65,21 @@ def test_the_training_tools_leave_a_source_out(photos: Path) -> None:
     assert used and all(name.startswith("kept/") for name in used)
     with pytest.raises(SystemExit, match="no such labelled folder"):
         training.photo_items(photos, ("elsewhere",))
+
+
+def test_an_unsized_folder_teaches_centres_and_a_top_face_scale(photos: Path) -> None:
+    sized, _ = training.photo_items(photos)
+    unsized, _ = training.photo_items(photos, unsized=("left",))
+    assert len(sized) == len(unsized)
+    kinds = 0
+    for a, b in zip(sized, unsized, strict=True):
+        assert np.array_equal(a.dice[:, [0, 1, 3]], b.dice[:, [0, 1, 3]])  # centres, values
+        if np.isnan(b.dice[:, 2]).all() and len(b.dice):  # a frame of the unsized folder
+            assert not np.isnan(a.dice[:, 2]).any()
+            assert b.side == pytest.approx(training.BOX_TO_SIDE * a.side)
+            kinds += 1
+        else:
+            assert np.array_equal(a.dice, b.dice, equal_nan=True) and a.side == b.side
+    assert 0 < kinds < len(sized)
+    with pytest.raises(SystemExit, match="--unsized \\['elsewhere'\\]: no such labelled folder"):
+        training.photo_items(photos, unsized=("elsewhere",))
