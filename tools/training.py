@@ -82,8 +82,7 @@ def photo_items(
             continue
         whole_die = folder.name != "matteop65"  # its boxes cover the pips, not the die
         sized = whole_die and folder.name not in unsized
-        folder_items: list[tuple[np.ndarray, np.ndarray]] = []
-        frames: list[list[float]] = []  # each frame's box sizes
+        folder_items: list[tuple[np.ndarray, np.ndarray, float]] = []  # and the median box
         pip_boxes: list[float] = []
         for name, image, labels in photo_split(folder):
             rows = np.array(
@@ -94,15 +93,15 @@ def photo_items(
                 np.float32,
             ).reshape(-1, 4)
             pip_boxes += [d.size for d in labels if d.value >= 4]
-            folder_items.append((image, rows))
-            frames.append([d.size for d in labels])
+            box = float(np.median([d.size for d in labels])) if labels else math.nan
+            folder_items.append((image, rows, box))
             used.append(name)
         # a face's pips span about 0.6 of the die: the die size where the boxes cover pips
         typical = float(np.median(pip_boxes)) / 0.6 if pip_boxes else 40.0
-        for (image, rows), frame in zip(folder_items, frames, strict=True):
+        for image, rows, box in folder_items:
             side = typical
             if whole_die and len(rows):
-                side = float(np.median(frame)) * (1.0 if sized else BOX_TO_SIDE)
+                side = box * (1.0 if sized else BOX_TO_SIDE)
             items.append(Item(image, rows, side))
     return items, used
 
