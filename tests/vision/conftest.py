@@ -11,9 +11,11 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.calibration import Calibration
+from vision.detect import COARSE_SIDE, WORK_SIDE, Detection, Detector, load_detector
 from vision.reading import Die, Reading
 from vision.render import random_scene
 
@@ -106,3 +108,35 @@ def tower_calibration() -> Calibration:
     cal = scene_calibration(0, "tower")
     assert cal is not None
     return cal
+
+
+class LookingDetector(Detector):
+    """The shipped detector, keeping the working side of every full (or closer) look it
+    takes and counting its coarse looks."""
+
+    def __init__(self) -> None:
+        assert load_detector() is not None, "the shipped detector is missing"
+        super().__init__()
+        self.sides: list[int] = []
+        self.coarse = 0
+
+    @property
+    def full(self) -> int:
+        """Looks taken at a full working side (or closer)."""
+        return len(self.sides)
+
+    def detect(
+        self,
+        image: np.ndarray,
+        threshold: float = 0.2,
+        work_side: int = WORK_SIDE,
+        enlarge: bool = False,
+    ) -> list[Detection]:
+        self.sides.append(work_side)
+        return super().detect(image, threshold, work_side, enlarge)
+
+    def detect_coarse(
+        self, image: np.ndarray, threshold: float = 0.2, side: int = COARSE_SIDE
+    ) -> list[Detection] | None:
+        self.coarse += 1
+        return super().detect_coarse(image, threshold, side)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.vision.conftest import LookingDetector
 from vision.detect import (
     CLOSER_BELOW,
     CLOSER_MOST,
@@ -15,8 +16,6 @@ from vision.detect import (
     DETECTED,
     WORK_SIDE,
     Detection,
-    Detector,
-    load_detector,
     prepare,
 )
 from vision.learned import read_learned
@@ -24,28 +23,9 @@ from vision.reading import Reading
 from vision.render import random_pile, random_scene
 
 
-class Looking(Detector):
-    """The shipped detector, keeping the working side of every look it takes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sides: list[int] = []
-
-    def detect(
-        self,
-        image: np.ndarray,
-        threshold: float = 0.2,
-        work_side: int = WORK_SIDE,
-        enlarge: bool = False,
-    ) -> list[Detection]:
-        self.sides.append(work_side)
-        return super().detect(image, threshold, work_side, enlarge)
-
-
 @pytest.fixture
-def detector() -> Looking:
-    assert load_detector() is not None, "the shipped detector is missing"
-    return Looking()
+def detector() -> LookingDetector:
+    return LookingDetector()
 
 
 def _dice(side: float, n: int = 5, score: float = 0.9) -> list[Detection]:
@@ -66,7 +46,7 @@ def _dice(side: float, n: int = 5, score: float = 0.9) -> list[Detection]:
     ],
 )
 def test_a_closer_look_is_taken_only_for_small_dice(
-    detector: Looking,
+    detector: LookingDetector,
     monkeypatch: pytest.MonkeyPatch,
     shape: tuple[int, int],
     side: float,
@@ -112,7 +92,7 @@ def _right(reading: Reading, truth: dict[str, Any]) -> int:
 
 
 def test_a_pile_of_small_dice_in_a_large_frame_is_read_better_closer(
-    detector: Looking, monkeypatch: pytest.MonkeyPatch
+    detector: LookingDetector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     piles = [
         random_pile(seed, 30, style="hard", die_mm=8.0, size=(1280, 960)) for seed in (3, 4, 5)
@@ -124,7 +104,7 @@ def test_a_pile_of_small_dice_in_a_large_frame_is_read_better_closer(
     assert sum(closer) > sum(plain), (closer, plain)
 
 
-def test_a_tower_frame_is_not_looked_at_closer_at_either_size(detector: Looking) -> None:
+def test_a_tower_frame_is_not_looked_at_closer_at_either_size(detector: LookingDetector) -> None:
     for size in ((640, 480), (1296, 972)):
         frame, truth = random_scene(2, 6, style="tower", size=size)
         reading = read_learned(frame, detector, 6)
@@ -133,7 +113,7 @@ def test_a_tower_frame_is_not_looked_at_closer_at_either_size(detector: Looking)
 
 
 def test_a_pile_of_small_dice_in_a_small_frame_is_read_better_enlarged(
-    detector: Looking, monkeypatch: pytest.MonkeyPatch
+    detector: LookingDetector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     piles = [random_pile(seed, 30, style="hard", die_mm=6.5) for seed in (3, 4, 5)]
     closer = [_right(read_learned(frame, detector, None), truth) for frame, truth in piles]

@@ -9,48 +9,23 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.vision.conftest import LookingDetector
 from vision.detect import (
     COARSE_LEAST_SIDE,
     COARSE_SIDE,
     OUTPUTS,
     STRIDE,
     WORK_SIDE,
-    Detection,
     Detector,
-    load_detector,
 )
 from vision.learned import COCKED, read_detected, read_learned
 from vision.reading import Reading
 from vision.render import DIE_MM, random_scene
 
 
-class Counting(Detector):
-    """The shipped detector, counting its looks at the full side and at the coarse one."""
-
-    full = 0
-    coarse = 0
-
-    def detect(
-        self,
-        image: np.ndarray,
-        threshold: float = 0.2,
-        work_side: int = WORK_SIDE,
-        enlarge: bool = False,
-    ) -> list[Detection]:
-        self.full += 1
-        return super().detect(image, threshold, work_side, enlarge)
-
-    def detect_coarse(
-        self, image: np.ndarray, threshold: float = 0.2, side: int = COARSE_SIDE
-    ) -> list[Detection] | None:
-        self.coarse += 1
-        return super().detect_coarse(image, threshold, side)
-
-
 @pytest.fixture
-def detector() -> Counting:
-    assert load_detector() is not None, "the shipped detector is missing"
-    return Counting()
+def detector() -> LookingDetector:
+    return LookingDetector()
 
 
 def _values(reading: Reading) -> list[tuple[int, int, int]]:
@@ -61,7 +36,7 @@ def _truth(truth: dict[str, Any]) -> list[int]:
     return sorted(int(d["value"]) for d in truth["dice"])
 
 
-def test_a_frame_of_big_dice_is_read_from_the_coarse_look_alone(detector: Counting) -> None:
+def test_a_frame_of_big_dice_is_read_from_the_coarse_look_alone(detector: LookingDetector) -> None:
     frame, truth = random_scene(4, 6, style="tower", cocked=0, die_mm=DIE_MM * 1.25)
     reading = read_learned(frame, detector, 6)
     assert detector.coarse == 1 and detector.full == 0
@@ -71,7 +46,7 @@ def test_a_frame_of_big_dice_is_read_from_the_coarse_look_alone(detector: Counti
 
 
 def test_a_frame_of_small_dice_takes_the_full_look(
-    detector: Counting, monkeypatch: pytest.MonkeyPatch
+    detector: LookingDetector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     small = DIE_MM * 0.5  # under COARSE_LEAST_SIDE pixels at the coarse side
     frame, truth = random_scene(5, 6, style="tower", cocked=0, die_mm=small)
@@ -85,7 +60,7 @@ def test_a_frame_of_small_dice_takes_the_full_look(
 
 
 def test_a_reading_that_is_not_ok_is_looked_at_again_at_the_full_side(
-    detector: Counting,
+    detector: LookingDetector,
 ) -> None:
     frame, _ = random_scene(4, 6, style="tower", cocked=0, die_mm=DIE_MM * 1.25)
     assert detector.detect_coarse(frame) is not None
@@ -94,7 +69,9 @@ def test_a_reading_that_is_not_ok_is_looked_at_again_at_the_full_side(
     assert _values(reading) == _values(read_detected(frame, detector.detect(frame), 7))
 
 
-def test_no_coarse_side_and_small_frames_look_at_the_full_side_only(detector: Counting) -> None:
+def test_no_coarse_side_and_small_frames_look_at_the_full_side_only(
+    detector: LookingDetector,
+) -> None:
     frame, _ = random_scene(4, 6, style="tower", cocked=0, die_mm=DIE_MM * 1.25)
     read_learned(frame, detector, 6, coarse_side=None)
     assert detector.coarse == 0 and detector.full == 1
@@ -131,7 +108,7 @@ def _put(out: np.ndarray, i: int, j: int, score: float, side_px: float) -> None:
     ],
 )
 def test_the_coarse_look_is_trusted_only_without_small_or_half_seen_dice(
-    detector: Counting,
+    detector: LookingDetector,
     monkeypatch: pytest.MonkeyPatch,
     second: tuple[Any, ...] | None,
     dice: int | None,
@@ -150,7 +127,7 @@ def test_the_coarse_look_is_trusted_only_without_small_or_half_seen_dice(
 
 
 def test_nothing_found_by_the_coarse_look_is_not_trusted(
-    detector: Counting, monkeypatch: pytest.MonkeyPatch
+    detector: LookingDetector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     frame = np.full((480, 640, 3), 128, np.uint8)
     out = _grid(frame)
@@ -159,7 +136,7 @@ def test_nothing_found_by_the_coarse_look_is_not_trusted(
 
 
 def test_a_die_the_coarse_look_half_suspects_of_leaning_is_looked_at_again(
-    detector: Counting, monkeypatch: pytest.MonkeyPatch
+    detector: LookingDetector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     frame, _ = random_scene(4, 6, style="tower", cocked=0, die_mm=DIE_MM * 1.25)
     found = Detector.detect_coarse(detector, frame)
