@@ -34,12 +34,14 @@ SEAM_APART = 1.03  # top faces whose pips' centres lie this many sides apart or 
 # counts and no floor between them the farthest lay 1.014 sides apart, 99.9% at most
 # 1.004; the leaning dice scored before whose side face lay in the seam 1.036-1.136)
 SEAM_NEAR = 1.0  # faces between a side and SEAM_APART apart hold a side face only with
-SEAM_NEAR_MARKS = 0.03  # this many square sides of marks: more than any flat pair's seam at
-# any distance (seeds 1400-2611, 3100-3611 and 6100-6611, 30 rolls, both sizes,
-# benchmarks/seam_pairs.py: 23 flat pairs 1.0-1.03 sides apart, no floor and square, marks
-# at most 0.011; 9,757 nearer than 0.98, at most 0.044 where rims overlap but 0.021 at the
-# 99.9th percentile); a leaning die at a slight tilt shows a narrow side face, whose dashes
-# still cover its middle (setup 7201 roll 30 at 1296x972: 1.012 sides apart, 0.046)
+SEAM_NEAR_MARKS = 0.02  # this many square sides of marks: about twice as many as any flat
+# pair's seam that far apart (seeds 1400-2611, 3100-3611, 6100-9611 and 10100-11611, 30
+# rolls, both sizes, benchmarks/seam_pairs.py: 83 flat pairs with sure counts 1.0-1.03 sides
+# apart, no floor and square, marks at most 0.011; nearer than a side, where rims overlap,
+# up to 0.044, which is why those are never judged); a leaning die at a slight tilt shows a
+# narrow side face, whose dashes still cover its middle (setup 7201 roll 30 at 1296x972:
+# 1.012 sides apart, 0.046; setup 10109 roll 12, a white 6 propped on a 1: 1.028 and 0.0225
+# at 1296x972, 1.002 and 0.025 at 640x480, scored at 0.03)
 SEAM_REACH = 1.5  # dice farther apart than this many sides are no touching pair
 SEAM_SQUARE = 8.0  # degrees: a die leaning on its neighbour rests on the neighbour's face,
 # its side face along the neighbour's edge, so both top faces are square to the line between

@@ -16,6 +16,7 @@ from vision.lean import FAR_CALIBRATION, LEAN_EXCESS, far_calibration, side_exce
 from vision.pips import confidence
 from vision.reader import locate, read_dice
 from vision.setups import make_setup
+from vision.verdict import MIN_CONFIDENCE
 
 
 @pytest.fixture(scope="module")
@@ -251,9 +252,13 @@ def test_a_touching_die_leaning_with_a_clean_count_is_refused(red_touching) -> N
     assert not reading.ok and "leaning" in reading.reason
 
 
-def test_flat_touching_dice_are_not_leaning(red_touching) -> None:
+def test_flat_touching_dice_are_not_leaning(red_touching, monkeypatch) -> None:
+    import vision.reader as reader
     from vision.lean import TOUCH_MARGIN, lean_excess
 
+    # the lean check's geometry alone: the face reader's second sign refuses roll 7, two
+    # flat red 2s touching corner to corner whose crops hold both (see the next test)
+    monkeypatch.setattr(reader, "load_face_reader", lambda: None)
     cal = red_touching.calibration
     touching = 0
     for number in (1, 2, 4, 5, 7, 8, 10, 11):
@@ -265,6 +270,18 @@ def test_flat_touching_dice_are_not_leaning(red_touching) -> None:
         frame, _ = red_touching.roll(number, 0)
         assert "leaning" not in read_dice(frame, cal, expected=6).reason
     assert touching >= 2  # the rolls hold touching dice
+
+
+def test_the_face_reader_s_sign_costs_a_flat_roll_of_touching_dice(red_touching) -> None:
+    # what the second sign costs (see vision.reader.FACE_DOUBT): roll 7's two flat 2s touch
+    # corner to corner, one read at 0.83, and the face reader's crop of it holds both: "no
+    # face" 0.63, so the roll is shaken again; the other flat rolls are not
+    refused = []
+    for number in (1, 2, 4, 5, 7, 8, 10, 11):
+        frame, _ = red_touching.roll(number, 0)
+        if "leaning" in read_dice(frame, red_touching.calibration, expected=6).reason:
+            refused.append(number)
+    assert refused == [7]
 
 
 def test_a_far_calibration_agrees_no_near_view() -> None:
@@ -588,3 +605,81 @@ def test_a_lone_leaning_die_s_side_pips_come_with_its_side_face() -> None:
     assert not side_face_unseen(frame, die, setup.calibration, others)
     reading = read_dice(frame, setup.calibration, expected=6)
     assert not reading.ok and "leaning" in reading.reason
+
+
+@pytest.mark.parametrize(
+    ("seed", "number", "size"),
+    [
+        # a blue 1 leaning on the right wall beside another 1: its side face's three pips
+        # and its top's one counted as a 2 at 0.80; "no face" 0.51
+        (9600, 3, (640, 480)),
+        # a black 1 leaning on a 2 at the front wall, counted with its side face's pips as a
+        # 2 at 0.82; "no face" 0.96
+        (7202, 3, (640, 480)),
+        # an ivory 6 leaning at the front wall, its side face's three dashes below it: a 6 at
+        # 0.79; "no face" 0.77
+        (1408, 30, (1296, 972)),
+    ],
+)
+def test_an_unsure_die_the_face_reader_sees_no_face_in_leans(
+    seed: int, number: int, size: tuple[int, int]
+) -> None:
+    from vision.render import resolve_style
+
+    setup = make_setup(seed, size, resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(number, 1)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert not reading.ok
+    assert "leaning" in reading.reason
+    (cocked,) = [d for d in truth["dice"] if d["cocked"]]
+    side = setup.calibration.die_side
+    # the die refused is the cocked one (the count's centre drawn towards its side face)
+    doubted = [d for d in reading.dice if d.confidence < 0.5]
+    assert doubted and all(math.dist(d.center, cocked["center"]) < side for d in doubted)
+
+
+def test_a_dice_profile_does_not_vouch_for_a_die_the_face_reader_sees_no_face_in() -> None:
+    from vision.render import resolve_style
+    from vision.setups import teach_setup
+
+    # setup 9600 roll 3 again, with the setup's profile taught on 20 rolls: sure of the
+    # crop's 2, it raises the leaning die to 0.94; the reader's own doubt (0.80) still
+    # puts it to the face reader
+    setup = make_setup(9600, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    profile, _ = teach_setup(setup, 20)
+    frame, _ = setup.roll(3, 1)
+    reading = read_dice(frame, setup.calibration, expected=6, profile=profile)
+    assert not reading.ok
+    assert "leaning" in reading.reason
+
+
+def test_only_an_unsure_die_is_put_to_the_face_reader(monkeypatch) -> None:
+    import vision.reader as reader
+    from vision.render import resolve_style
+
+    tower = make_setup(1405, (640, 480), resolve_style("setup"))  # dice often read at 0.5-0.9
+    assert tower is not None
+
+    class NoFaceAnywhere:
+        def probabilities(self, image, dice):
+            return np.array([[1.0, 0, 0, 0, 0, 0, 0]] * len(dice))
+
+    unsure = 0
+    for number in range(1, 31):
+        frame, _ = tower.roll(number, 1 if number % 3 == 0 else 0)
+        monkeypatch.setattr(reader, "load_face_reader", lambda: None)
+        plain = read_dice(frame, tower.calibration, expected=6)
+        monkeypatch.setattr(reader, "load_face_reader", NoFaceAnywhere)
+        doubting = read_dice(frame, tower.calibration, expected=6)
+        assert len(plain.dice) == len(doubting.dice)
+        for before, after in zip(plain.dice, doubting.dice, strict=True):
+            if not MIN_CONFIDENCE <= before.confidence < reader.FACE_DOUBT:
+                assert after == before  # a sure die is never asked, an unsure one refused
+            else:
+                assert after.confidence <= 0.3  # a doubted one where no face is seen leans
+                unsure += 1
+        doubted = any(MIN_CONFIDENCE <= d.confidence < 0.9 for d in plain.dice)
+        assert doubting.ok == plain.ok if not doubted else "leaning" in doubting.reason
+    assert unsure >= 3  # the rolls hold dice read unsurely

@@ -239,6 +239,10 @@ def test_faces_barely_a_side_apart_need_a_seam_full_of_marks() -> None:
         # a red 1 leaning on a 4 at the back wall: 1.109 sides apart, the side face's two
         # dashes 0.12-0.15 side off the seam's middle (found only since ALONG is 0.2)
         (8603, 27, (1296, 972)),
+        # a white 6 propped on a 1 at the left wall, a narrow side face in the seam: 1.028
+        # sides apart, 0.0225 of marks at 1296x972 (1.002 and 0.025 at 640x480)
+        (10109, 12, (1296, 972)),
+        (10109, 12, (640, 480)),
     ],
 )
 def test_a_die_whose_side_face_lies_in_the_seam_is_refused(
