@@ -90,6 +90,22 @@ def flat_roll(seed: int, number: int, size: tuple[int, int]) -> tuple[Reading, t
     return read_dice(frame, setup.calibration, expected=6), true_values(truth)
 
 
+def cocked_roll(
+    seed: int, number: int, size: tuple[int, int]
+) -> tuple[Reading, dict[str, Any], float]:
+    """Roll ``number`` of tower setup ``seed`` at ``size`` with a cocked die, read as the
+    tower reads it without a profile; its truth and the calibrated die side."""
+    from vision.reader import read_dice
+    from vision.render import resolve_style
+    from vision.setups import make_setup
+
+    setup = make_setup(seed, size, resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(number, 1)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    return reading, truth, setup.calibration.die_side
+
+
 def nearest(dice: tuple[Die, ...], center: list[float], radius: float) -> Die | None:
     """The read die whose centre is within ``radius`` of ``center``, if any."""
     best = None

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.vision.conftest import cocked_roll
 from vision.calibration import Calibration, CalibrationError, load_calibration
 from vision.lean import FAR_CALIBRATION, LEAN_EXCESS, far_calibration, side_excess
 from vision.pips import confidence
@@ -624,16 +625,10 @@ def test_a_lone_leaning_die_s_side_pips_come_with_its_side_face() -> None:
 def test_an_unsure_die_the_face_reader_sees_no_face_in_leans(
     seed: int, number: int, size: tuple[int, int]
 ) -> None:
-    from vision.render import resolve_style
-
-    setup = make_setup(seed, size, resolve_style("setup"))
-    assert setup is not None
-    frame, truth = setup.roll(number, 1)
-    reading = read_dice(frame, setup.calibration, expected=6)
+    reading, truth, side = cocked_roll(seed, number, size)
     assert not reading.ok
     assert "leaning" in reading.reason
     (cocked,) = [d for d in truth["dice"] if d["cocked"]]
-    side = setup.calibration.die_side
     # the die refused is the cocked one (the count's centre drawn towards its side face)
     doubted = [d for d in reading.dice if d.confidence < 0.5]
     assert doubted and all(math.dist(d.center, cocked["center"]) < side for d in doubted)

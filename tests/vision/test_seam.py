@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import cocked_roll
 from vision.calibration import Calibration
 from vision.pips import PipCount
 from vision.reader import read_dice
@@ -248,12 +249,7 @@ def test_faces_barely_a_side_apart_need_a_seam_full_of_marks() -> None:
 def test_a_die_whose_side_face_lies_in_the_seam_is_refused(
     seed: int, number: int, size: tuple[int, int]
 ) -> None:
-    from vision.render import resolve_style
-
-    setup = make_setup(seed, size, resolve_style("setup"))
-    assert setup is not None
-    frame, _ = setup.roll(number, 1)
-    reading = read_dice(frame, setup.calibration, expected=6)
+    reading, _, _ = cocked_roll(seed, number, size)
     assert not reading.ok
     assert "leaning" in reading.reason
 
