@@ -7,15 +7,16 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 
 import cv2
 import numpy as np
 
 from vision.calibration import Calibration
 from vision.classify import face_patch, load_classifier
-from vision.detect import load_detector, load_face_reader, load_single
+from vision.detect import FaceReader, load_detector, load_face_reader, load_single
 from vision.found import Found
 from vision.lamp import (
     explain,
@@ -70,6 +71,8 @@ from vision.segment import Group, Region, dice_groups, find_blobs
 from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SURE, judge, where
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
+
+log = logging.getLogger(__name__)
 
 SURE_CLASSIFIER = 0.9  # the classifier's probability at which it may contradict the pips
 AGREE_FLOOR = 0.2  # a count less sure than this is not made sure by agreement alone
@@ -229,9 +232,21 @@ def _no_face(image: np.ndarray, die: Die, own: Die, side: float) -> bool:
     left unsure is refused as unclear already. Never where no face reader ships."""
     if die.confidence < MIN_CONFIDENCE or own.confidence >= FACE_DOUBT:
         return False
-    if (faces := load_face_reader()) is None:
+    if (faces := _second_sign_reader()) is None:
         return False
     return bool(faces.probabilities(image, [(die.center, side)])[0, 0] >= NO_FACE)
+
+
+@cache
+def _second_sign_reader() -> FaceReader | None:
+    """The shipped face reader for :func:`_no_face`; None where none ships or its file is
+    broken (said once in the log: the calibrated reader then judges leaning dice by their
+    geometry alone, as it did before the face reader was asked)."""
+    try:
+        return load_face_reader()
+    except ValueError as exc:
+        log.warning("the face reader is not asked about doubted dice: %s", exc)
+        return None
 
 
 def _best_guess(

@@ -259,7 +259,7 @@ def test_flat_touching_dice_are_not_leaning(red_touching, monkeypatch) -> None:
 
     # the lean check's geometry alone: the face reader's second sign refuses roll 7, two
     # flat red 2s touching corner to corner whose crops hold both (see the next test)
-    monkeypatch.setattr(reader, "load_face_reader", lambda: None)
+    monkeypatch.setattr(reader, "_second_sign_reader", lambda: None)
     cal = red_touching.calibration
     touching = 0
     for number in (1, 2, 4, 5, 7, 8, 10, 11):
@@ -664,9 +664,9 @@ def test_only_an_unsure_die_is_put_to_the_face_reader(monkeypatch) -> None:
     unsure = 0
     for number in range(1, 31):
         frame, _ = tower.roll(number, 1 if number % 3 == 0 else 0)
-        monkeypatch.setattr(reader, "load_face_reader", lambda: None)
+        monkeypatch.setattr(reader, "_second_sign_reader", lambda: None)
         plain = read_dice(frame, tower.calibration, expected=6)
-        monkeypatch.setattr(reader, "load_face_reader", NoFaceAnywhere)
+        monkeypatch.setattr(reader, "_second_sign_reader", NoFaceAnywhere)
         doubting = read_dice(frame, tower.calibration, expected=6)
         assert len(plain.dice) == len(doubting.dice)
         for before, after in zip(plain.dice, doubting.dice, strict=True):
@@ -678,3 +678,29 @@ def test_only_an_unsure_die_is_put_to_the_face_reader(monkeypatch) -> None:
         doubted = any(MIN_CONFIDENCE <= d.confidence < 0.9 for d in plain.dice)
         assert doubting.ok == plain.ok if not doubted else "leaning" in doubting.reason
     assert unsure >= 3  # the rolls hold dice read unsurely
+
+
+def test_a_broken_face_reader_leaves_leaning_dice_to_the_geometry(monkeypatch, caplog) -> None:
+    import vision.reader as reader
+
+    def broken() -> None:
+        raise ValueError("model file dice_faces.onnx is not a readable ONNX model")
+
+    monkeypatch.setattr(reader, "_second_sign_reader", lambda: None)
+    geometry, _, _ = cocked_roll(9600, 3, (640, 480))
+    monkeypatch.undo()
+    monkeypatch.setattr(reader, "load_face_reader", broken)
+    reader._second_sign_reader.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="vision.reader"):
+            first, _, _ = cocked_roll(9600, 3, (640, 480))
+            again, _, _ = cocked_roll(9600, 3, (640, 480))
+    finally:
+        reader._second_sign_reader.cache_clear()
+    # read as without the face reader, no exception, and said once
+    assert first == again == geometry
+    said = [r.getMessage() for r in caplog.records if r.name == "vision.reader"]
+    assert said == [
+        "the face reader is not asked about doubted dice: "
+        "model file dice_faces.onnx is not a readable ONNX model"
+    ]
