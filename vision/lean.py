@@ -661,3 +661,79 @@ def face_off_outline(region: Region, count: PipCount, side: float) -> bool:
         return False
     turn = math.degrees(_face_turn(count, region, side))
     return abs((turn - region.rect[2] + 45.0) % 90.0 - 45.0) > FACE_OFF_OUTLINE
+
+
+DASH = 0.5  # a counted pip this drawn out (its blob's short axis over its long one, by its
+# second moments) ...
+DASH_THIN = 0.7  # ... this thin beside the count's widest pip ...
+DASH_LONG = 0.95  # ... and at least this long beside it is a side face's pip foreshortened
+# to a dash: a slant shortens one axis of a pip, never the other. A top face's pips seen
+# from above are round; two pips joined into one blob are drawn out but a pip wide; a faint
+# pip cut small by the blob's level is drawn out but shorter than a pip is wide ...
+DASHES = 2  # ... and a die whose count holds this many dashes leans, its side face's pips
+# taken for its top's. Chosen on seeds 1400, 3100, 6100 and 8100 (12 setups each, 30 rolls;
+# of the flat dice of accepted rolls with two pips or more, 0 of 4,681 held two blobs under
+# DASH at 1296x972 and 2 of 4,559 at 640x480), then mended on 9100-9611, where three flat
+# 6s were refused: two of wide-set pips whose column joined into blobs 0.37-0.42 sides long,
+# 0.39-0.43 of round but 0.93-0.97 of the widest pip's width, and one of faint red pips
+# whose lower middle pair measured 0.46-0.47 of round and 0.74-0.80 of the widest pip's
+# width in length. The leaning 6 of setup 13102 roll 30, two of its side face's dashes
+# counted with four of its top's pips: 0.40-0.41 of round, 0.46-0.47 of the widest pip's
+# width across and 1.12-1.16 along at 1296x972; 0.33-0.46, 0.48-0.56 and 1.23-1.44 at
+# 640x480.
+DASH_REACH = 0.2  # sides round a pip's centre where its blob is looked for
+
+
+def pip_axes(
+    frame: np.ndarray, centre: tuple[float, float], side: float
+) -> tuple[float, float] | None:
+    """The short and long axes, in pixels, of the pip blob at ``centre`` (equal for a disc),
+    by the second moments of the pixels round it that stand out from the patch's rim (Lab
+    distance above halfway from the median to the most) and join the centre. None where the
+    patch leaves the frame or no blob lies at the centre."""
+    r = max(3, round(DASH_REACH * side))
+    x, y = round(centre[0]) - r, round(centre[1]) - r
+    h, w = frame.shape[:2]
+    if x < 0 or y < 0 or x + 2 * r + 1 > w or y + 2 * r + 1 > h:
+        return None
+    lab = cv2.cvtColor(frame[y : y + 2 * r + 1, x : x + 2 * r + 1], cv2.COLOR_BGR2LAB)
+    lab = lab.astype(np.float32)
+    rim = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
+    distance = np.linalg.norm(lab - median_of(rim), axis=2)
+    level = (float(distance.max()) + float(median_of(distance.ravel()))) / 2.0
+    _, parts = cv2.connectedComponents((distance > level).astype(np.uint8))
+    blob = parts[r, r]
+    if blob == 0:
+        return None
+    m = cv2.moments((parts == blob).astype(np.uint8), binaryImage=True)
+    if m["m00"] < 3:
+        return None
+    a, b, c = m["mu20"] / m["m00"], m["mu11"] / m["m00"], m["mu02"] / m["m00"]
+    spread = math.sqrt(max((a - c) ** 2 / 4.0 + b * b, 0.0))
+    # an ellipse's axis is four times the root of its second moment along it
+    long, short = (a + c) / 2.0 + spread, (a + c) / 2.0 - spread
+    return 4.0 * math.sqrt(max(short, 0.0)), 4.0 * math.sqrt(max(long, 0.0))
+
+
+def shows_dashes(frame: np.ndarray, count: PipCount, side: float) -> bool:
+    """Whether DASHES or more of the pips ``count`` counted are dashes, as a side face's
+    pips are seen at a slant: drawn out (short axis under DASH of the long), thin (under
+    DASH_THIN of the count's widest pip) and as long as a pip is wide (DASH_LONG of it)."""
+    axes: list[tuple[float, float]] = []
+    drawn_out = 0
+    for k, pip in enumerate(count.pips):
+        if drawn_out + len(count.pips) - k < DASHES:
+            return False  # too few pips left to hold DASHES dashes
+        measured = pip_axes(frame, pip, side)
+        if measured is not None:
+            axes.append(measured)
+            drawn_out += measured[0] < DASH * measured[1]
+    if drawn_out < DASHES:
+        return False
+    widest = max(short for short, _ in axes)
+    dashes = sum(
+        1
+        for short, long in axes
+        if short < DASH * long and short < DASH_THIN * widest and long >= DASH_LONG * widest
+    )
+    return dashes >= DASHES

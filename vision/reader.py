@@ -43,6 +43,7 @@ from vision.lean import (
     free_standing,
     looks_tilted,
     nearest_wall,
+    shows_dashes,
     side_face_unseen,
 )
 from vision.learned import read_learned, read_single
@@ -666,8 +667,15 @@ def read_dice(
             own = die
             if known is not None:
                 own = _die(f, side, probs, None, False, lamp, doubted, spread, touching, walled)
-            if _no_face(image, die, own, side):
-                leaning = True  # an unsure count of what is no face: a side face's pips
+            # an unsure count of what is no face, or the count of a die with something to
+            # lean on holding a side face's dashes
+            if _no_face(image, die, own, side) or (
+                cal_far
+                and die.confidence >= MIN_CONFIDENCE
+                and not free_standing(f, calibration)
+                and shows_dashes(image, f.count, side)
+            ):
+                leaning = True
                 die = _die(f, side, probs, known, True, lamp, doubted, spread, touching, walled)
         if turned and die.value == f.count.value == 3:
             # one column of a 6, the other hidden or given to a neighbour: reported as the

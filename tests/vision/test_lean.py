@@ -704,3 +704,91 @@ def test_a_broken_face_reader_leaves_leaning_dice_to_the_geometry(monkeypatch, c
         "the face reader is not asked about doubted dice: "
         "model file dice_faces.onnx is not a readable ONNX model"
     ]
+
+
+def _blob_frame(*discs: tuple[int, int, int, int]) -> np.ndarray:
+    """A white die face with black ellipses (centre x, centre y, width, height) drawn on it."""
+    import cv2
+
+    frame = np.full((60, 60, 3), 235, np.uint8)
+    for x, y, width, height in discs:
+        cv2.ellipse(frame, (x, y), (width // 2, height // 2), 30.0, 0, 360, (20, 20, 20), -1)
+    return frame
+
+
+def test_a_pip_s_axes_tell_round_from_drawn_out() -> None:
+    from vision.lean import DASH, pip_axes
+
+    side = 50.0
+    round_pip = pip_axes(_blob_frame((30, 30, 10, 10)), (30.0, 30.0), side)
+    dash = pip_axes(_blob_frame((30, 30, 12, 4)), (30.0, 30.0), side)
+    assert round_pip is not None and round_pip[0] > 0.9 * round_pip[1]
+    assert round_pip[1] == pytest.approx(10.0, abs=1.5)  # an axis in pixels, end to end
+    assert dash is not None and dash[0] < DASH * dash[1]
+    assert dash[1] == pytest.approx(12.0, abs=1.5)
+    # no blob at the centre, or a patch beyond the frame: no measure
+    assert pip_axes(np.full((60, 60, 3), 235, np.uint8), (30.0, 30.0), side) is None
+    assert pip_axes(_blob_frame((30, 30, 10, 10)), (3.0, 30.0), side) is None
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1296, 972)])
+def test_a_count_holding_a_side_face_s_dashes_leans(size: tuple[int, int]) -> None:
+    # setup 13102 roll 30: an ivory 6 leaning away from the 6 it touches; its count took two
+    # of its side face's four dashes (0.40 and 0.41 of round, under half the widest pip's
+    # width, at 1296x972) and four of its top's pips for a 6 of clean layout, read at
+    # 0.96-0.97 with the face reader seeing a face
+    from vision.lean import shows_dashes
+
+    reading, truth, side = cocked_roll(13102, 30, size)
+    assert not reading.ok
+    assert "leaning" in reading.reason
+    (cocked,) = [d for d in truth["dice"] if d["cocked"]]
+    # the one die refused is the cocked one (its count's centre a quarter side off its own)
+    assert [d.confidence <= 0.3 for d in reading.dice] == [
+        math.dist(d.center, cocked["center"]) < 0.5 * side for d in reading.dice
+    ]
+    # the flat dice of the setup's flat rolls show no dashes
+    from vision.render import resolve_style
+
+    setup = make_setup(13102, size, resolve_style("setup"))
+    assert setup is not None
+    for number in (1, 2, 4, 5):
+        frame, _ = setup.roll(number, 0)
+        found, _ = locate(frame, setup.calibration)
+        assert not any(shows_dashes(frame, f.count, side) for f in found)
+
+
+@pytest.mark.parametrize(
+    ("seed", "number", "size"),
+    [(9600, 4, (1296, 972)), (9600, 7, (1296, 972)), (9201, 2, (640, 480)), (9311, 14, (640, 480))],
+)
+def test_a_flat_6_s_drawn_out_pips_are_no_dashes(
+    seed: int, number: int, size: tuple[int, int]
+) -> None:
+    # flat 6s with two pips as drawn out as a side face's dashes (0.39-0.47 of round): of
+    # wide-set pips, two of a column joined into blobs 0.37-0.42 sides long but a pip wide
+    # (9600 rolls 4 and 7, 9201 roll 2); of faint red pips, the lower middle pair cut small
+    # by the blob's level, shorter than a pip is wide (9311 roll 14). No dash is either.
+    from vision.lean import DASH, pip_axes, shows_dashes
+    from vision.render import resolve_style
+
+    setup = make_setup(seed, size, resolve_style("setup"))
+    assert setup is not None
+    frame, truth = setup.roll(number, 0)
+    side = setup.calibration.die_side
+    found, _ = locate(frame, setup.calibration)
+    (six,) = [
+        f
+        for f in found
+        if sum(
+            1
+            for a in (pip_axes(frame, p, side) for p in f.count.pips)
+            if a is not None and a[0] < DASH * a[1]
+        )
+        >= 2
+    ]
+    assert six.count.value == 6
+    assert not shows_dashes(frame, six.count, side)
+    reading = read_dice(frame, setup.calibration, expected=6)
+    assert reading.ok, reading.reason
+    assert reading.values == tuple(sorted(int(d["value"]) for d in truth["dice"]))
