@@ -68,7 +68,7 @@ from vision.pips import (
 )
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading, check_frame
-from vision.segment import Group, Region, dice_groups, find_blobs
+from vision.segment import Group, Region, dice_groups, find_blobs, retraced
 from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SURE, judge, where
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
@@ -504,7 +504,10 @@ def locate_all(
         return [], [], None
     candidates: list[Fragment] = []
     blank: list[Found] = []
-    for group in dice_groups(image, blobs, scale, side):
+    for group in dice_groups(image, blobs, scale, side, retrace=calibration is not None):
+        if calibration is not None and len(group.parts) == 1:
+            region = retraced(image, group.parts[0], side)
+            group = Group(region.contour, (region,))
         for region, count, centre in _read_group(image, group, side):
             if count.value > 0:
                 candidates.append((region, count, centre or region.center))

@@ -224,6 +224,29 @@ class Traced:
         return float(4.0 * np.pi * self.area / max(perimeter * perimeter, 1e-9))
 
 
+def _body_mask(
+    crop: np.ndarray, core: np.ndarray, ring: np.ndarray, side: float
+) -> np.ndarray | None:
+    """1 where ``crop`` (full resolution) is nearer the colour of the dice's body (the median
+    over ``core``) than the floor's (over ``ring``), the holes (pips) filled and thin parts
+    opened off; None where either holds too few pixels or the body is of the floor's colour."""
+    if np.count_nonzero(ring) < 20 or np.count_nonzero(core) < 4:
+        return None
+    lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
+    floor = np.median(lab[ring], axis=0).astype(np.float32)
+    apart = colour_distance(lab, floor)
+    body, around = float(np.median(apart[core])), float(np.median(apart[ring]))
+    if body - around < OUTLINE_APART:
+        return None
+    mask: np.ndarray = (apart > (body + around) / 2.0).astype(np.uint8)
+    k = max(3, int(side * 0.12) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, disc)
+    outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, outer, -1, 1, cv2.FILLED)  # the pips are the body's
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc)
+
+
 def trace(image: np.ndarray, centre: tuple[float, float], box: float) -> Traced | None:
     """The blob a found die's colour traces against the floor around it, or None where there
     is none: a die of the floor's colour, or a blob that runs out of the crop (a neighbour of
@@ -235,25 +258,13 @@ def trace(image: np.ndarray, centre: tuple[float, float], box: float) -> Traced 
     x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
-    lab = to_lab(cv2.GaussianBlur(image[y0:y1, x0:x1], (3, 3), 0))
     yy, xx = np.mgrid[y0:y1, x0:x1]
     dist = np.hypot(xx - x, yy - y)
-    ring = dist > OUTLINE_FLOOR * box
-    core = dist < OUTLINE_CORE * box
-    if np.count_nonzero(ring) < 20 or np.count_nonzero(core) < 4:
+    mask = _body_mask(
+        image[y0:y1, x0:x1], dist < OUTLINE_CORE * box, dist > OUTLINE_FLOOR * box, box
+    )
+    if mask is None:
         return None
-    floor = np.median(lab[ring], axis=0).astype(np.float32)
-    apart = colour_distance(lab, floor)
-    body, around = float(np.median(apart[core])), float(np.median(apart[ring]))
-    if body - around < OUTLINE_APART:
-        return None
-    mask: np.ndarray = (apart > (body + around) / 2.0).astype(np.uint8)
-    k = max(3, int(box * 0.12) | 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, disc)
-    outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    cv2.drawContours(mask, outer, -1, 1, cv2.FILLED)  # the pips are the body's
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc)
     _, labels = cv2.connectedComponents(mask, connectivity=8)
     held = labels[min(int(y) - y0, labels.shape[0] - 1), min(int(x) - x0, labels.shape[1] - 1)]
     if held == 0:
@@ -286,18 +297,122 @@ def outlined_region(image: np.ndarray, centre: tuple[float, float], box: float) 
     traced = trace(image, centre, box)
     if traced is None:
         return None
-    (rx, ry), (rw, rh), angle = traced.rect
+    (_, _), (rw, rh), _ = traced.rect
     short, long = min(rw, rh), max(rw, rh)
     if short < 0.5 * box or long > 1.15 * box or long > 1.3 * short:
         return None
     if traced.fill < OUTLINE_FILL:
         return None
+    return _traced_square(traced)
+
+
+def _traced_square(traced: Traced, merged: int = 1) -> Region:
+    """The region of a traced die: its turned square inset to ``OUTLINE_INSET``, its
+    ``side`` the whole square's."""
+    (rx, ry), (rw, rh), angle = traced.rect
     side = float(np.sqrt(rw * rh))
     inset = side * OUTLINE_INSET
     corners = cv2.boxPoints(((rx, ry), (inset, inset), angle))
     contour = np.round(corners).astype(np.int32).reshape(-1, 1, 2)
     bx, by, bw, bh = cv2.boundingRect(contour)
-    return Region(contour, (float(rx), float(ry)), side, float(angle), (bx, by, bx + bw, by + bh))
+    box = (bx, by, bx + bw, by + bh)
+    return Region(contour, (float(rx), float(ry)), side, float(angle), box, merged)
+
+
+RETRACED = (0.95, 1.12)  # a lone die's trace replaces its region where its square's sides
+RETRACED_ASPECT = 1.1  # lie within these many die sides, it is this square, fills it well
+RETRACED_CUT = 0.95  # and holds the whole region, whose side is under this share of its own:
+# it grows a cut region, never moves one. A trace smaller than a die lost its bright bevels
+# (red dice on setup 14107: 0.92-0.93 sides, each region a little beyond it); a dark die cut
+# by the lamp's light (setup 9606 at 640x480) traces at 0.98-1.12 sides about its whole
+# region, 0.86-0.93 of it kept. At 1296x972 the same dice kept 0.96-0.99, and tracing those
+# again took bevels for pips
+
+
+def retraced(image: np.ndarray, region: Region, side: float) -> Region:
+    """A lone die's ``region`` (found under a calibration, ``side`` pixels a die), or the
+    square its colour traces at full resolution (:func:`trace`) where that is a die's.
+
+    The working scale (a die some nine pixels wide) averages a die's thin dark rim into the
+    floor: a glossy dark die whose face the lamp lights near the floor's grey is cut off where
+    the light begins, and the pips there are lost or taken for a side face's. At full
+    resolution the rim is unbroken and the traced square is the die's. A leaning die's trace
+    runs long with its side face; it keeps the working-scale region."""
+    traced = trace(image, region.center, side)
+    if traced is None or traced.fill < OUTLINE_FILL:
+        return region
+    (_, _), (rw, rh), _ = traced.rect
+    short, long = min(rw, rh), max(rw, rh)
+    low, high = RETRACED
+    if short < low * side or long > high * side or long > RETRACED_ASPECT * short:
+        return region
+    if not _within(region.contour, traced.rect) or region.side > RETRACED_CUT * np.sqrt(rw * rh):
+        return region
+    return _traced_square(traced, region.merged)
+
+
+def _within(
+    contour: np.ndarray, rect: tuple[tuple[float, float], tuple[float, float], float]
+) -> bool:
+    """Whether every point of ``contour`` lies inside the turned rectangle ``rect``."""
+    (cx, cy), (rw, rh), angle = rect
+    turn = np.deg2rad(angle)
+    c, s = np.cos(turn), np.sin(turn)
+    dx, dy = (contour.reshape(-1, 2).astype(np.float64) - (cx, cy)).T
+    u, v = dx * c + dy * s, -dx * s + dy * c
+    return bool(np.all(np.abs(u) <= rw / 2) and np.all(np.abs(v) <= rh / 2))
+
+
+RETRACE_FROM = 1.2  # a blob of at least this many dice's area is traced again (see
+RETRACE_GROWTH = 1.6  # :func:`traced_outline`); the trace is kept where it grows the blob at
+RETRACE_WHOLE = 0.12  # most this many times and holds a whole number of dice within this: a
+# pair cut to 1.2 dice's area (setup 9606 at 640x480) traces at 1.94, pairs cut to 1.5-1.8 at
+# 1.91-2.09; a trace that takes in a shadow does not come out whole (2.35-2.6 for pairs of
+# the same dice at 1296x972, and 3.6 for a pair and a third die's corner)
+
+
+def traced_outline(
+    image: np.ndarray, contour: np.ndarray, side: float
+) -> tuple[np.ndarray, float] | None:
+    """The outline (full resolution) of the blob ``contour`` of touching dice, joined with
+    what their colour traces around it at full resolution and inset as a lone die's traced
+    square is, and how many dice's area the joined blob covers; None where nothing is traced
+    or the trace runs out of its crop (a shadow, a neighbour; the frame's edge is no crop's).
+
+    As :func:`retraced` for a lone die: the working scale cuts the lit part off a group of
+    glossy dark dice, and a pair cut so may measure as one die."""
+    h, w = image.shape[:2]
+    pad = max(4, round(0.4 * side))
+    x, y, bw, bh = cv2.boundingRect(contour)
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(w, x + bw + pad), min(h, y + bh + pad)
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(inside, [contour - np.array([x0, y0], np.int32)], -1, 1, cv2.FILLED)
+    square = np.ones((3, 3), np.uint8)
+    near = cv2.dilate(inside, square, iterations=max(1, round(0.25 * side)))
+    core = cv2.erode(inside, square, iterations=max(1, round(0.1 * side)))
+    mask = _body_mask(image[y0:y1, x0:x1], core > 0, near == 0, side)
+    if mask is None:
+        return None
+    _, labels = cv2.connectedComponents(mask, connectivity=8)
+    held = np.unique(labels[(inside > 0) & (labels > 0)])
+    blob = (np.isin(labels, held) | (inside > 0)).astype(np.uint8)
+    if (
+        (y0 > 0 and blob[0].any())
+        or (y1 < h and blob[-1].any())
+        or (x0 > 0 and blob[:, 0].any())
+        or (x1 < w and blob[:, -1].any())
+    ):
+        return None
+    dice = float(np.count_nonzero(blob)) / side**2
+    # inset as a lone die's traced square is (OUTLINE_INSET): the bevels shine where no pip lies
+    inset = round((1.0 - OUTLINE_INSET) / 2.0 * side)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    kept = cv2.erode(blob, disc, iterations=inset) if inset > 0 else blob
+    found, _ = cv2.findContours(kept, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not found:
+        return None
+    return max(found, key=cv2.contourArea) + np.array([x0, y0], np.int32), dice
 
 
 def pixel_area(contour: np.ndarray) -> float:
@@ -360,8 +475,14 @@ class Group:
     parts: tuple[Region, ...]
 
 
-def dice_groups(frame: np.ndarray, blobs: list[np.ndarray], scale: int, side: float) -> list[Group]:
-    """Blobs of one or more dice of ``side`` pixels, touching dice split apart."""
+def dice_groups(
+    frame: np.ndarray, blobs: list[np.ndarray], scale: int, side: float, retrace: bool = False
+) -> list[Group]:
+    """Blobs of one or more dice of ``side`` pixels, touching dice split apart.
+
+    ``retrace``: ``side`` is a calibration's, exact; a blob of more than one die's area is
+    traced again at full resolution (:func:`traced_outline`) and counted and split by that
+    outline where it holds a whole number of dice."""
     unit = (side / scale) ** 2
     groups: list[Group] = []
     for c in blobs:
@@ -371,9 +492,18 @@ def dice_groups(frame: np.ndarray, blobs: list[np.ndarray], scale: int, side: fl
         hull = cv2.convexHull(c)
         if cv2.contourArea(hull) > 0 and cv2.contourArea(c) / cv2.contourArea(hull) < 0.5:
             continue
+        full = None
+        if retrace and area > RETRACE_FROM * unit:
+            traced = traced_outline(frame, to_full(c, scale), side)
+            outline, dice = (None, 0.0) if traced is None else traced
+            if (
+                area / unit <= dice <= RETRACE_GROWTH * area / unit
+                and abs(dice - round(dice)) <= RETRACE_WHOLE
+            ):
+                full, area = outline, dice * unit
         k = round(area / unit)
         if k >= 2 and area > 1.6 * unit:
-            full = to_full(c, scale)
+            full = to_full(c, scale) if full is None else full
             parts = split_touching(frame, full, k, side)
             groups.append(Group(full, tuple(_region(p, 1, merged=k) for p in parts)))
         else:
