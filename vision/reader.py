@@ -480,15 +480,32 @@ def locate(image: np.ndarray, calibration: Calibration | None) -> tuple[list[Fou
 BLANK_SHAPE = 0.5  # a region with no pip this die-shaped (see _shape_doubt) is a blank die
 
 
+GroupRead = list[tuple[Region, PipCount, tuple[float, float] | None]]  # see _read_group
+GroupKey = tuple[bytes, tuple[tuple[bytes, float, float, float], ...]]  # see _group_key
+
+
+def _group_key(group: Group) -> GroupKey:
+    """What a group's count depends on besides the frame: its outline and its parts'."""
+    parts = tuple((p.contour.tobytes(), p.side, *p.center) for p in group.parts)
+    return group.outline.tobytes(), parts
+
+
 def locate_all(
-    image: np.ndarray, calibration: Calibration | None
+    image: np.ndarray,
+    calibration: Calibration | None,
+    traced_look: bool = False,
+    counted: dict[GroupKey, GroupRead] | None = None,
 ) -> tuple[list[Found], list[Found], float | None]:
     """:func:`locate`'s candidates and die side, and apart from them the blank dice: under a
     calibration, a lone region of a die's size and shape where no pip was found. The tray's
     floor is known there, so such a region is a die whose one pip a highlight or blur took
     (on the tower setups of seeds 1400-2611, 3100-3611, 6100-6611 and 7100-7611 at 640x480,
     30 rolls each, all 13 were 1s); without a calibration it may be anything. A part of a
-    touching group left with no pip is not one: the group's pips may be shared out wrongly."""
+    touching group left with no pip is not one: the group's pips may be shared out wrongly.
+    ``traced_look`` (under a calibration): each blob is traced again at full resolution where
+    the working scale may have cut it (:func:`vision.segment.retraced`,
+    :func:`vision.segment.traced_outline`). ``counted``: the groups of this frame counted
+    already, by :func:`_group_key` (filled as groups are counted)."""
     if calibration is not None:
         blobs, scale, _ = find_blobs(
             image,
@@ -504,11 +521,19 @@ def locate_all(
         return [], [], None
     candidates: list[Fragment] = []
     blank: list[Found] = []
-    for group in dice_groups(image, blobs, scale, side, retrace=calibration is not None):
-        if calibration is not None and len(group.parts) == 1:
+    retrace = traced_look and calibration is not None
+    for group in dice_groups(image, blobs, scale, side, retrace=retrace):
+        if retrace and len(group.parts) == 1:
             region = retraced(image, group.parts[0], side)
             group = Group(region.contour, (region,))
-        for region, count, centre in _read_group(image, group, side):
+        key = _group_key(group)
+        if counted is not None and key in counted:
+            read = counted[key]
+        else:
+            read = _read_group(image, group, side)
+            if counted is not None:
+                counted[key] = read
+        for region, count, centre in read:
             if count.value > 0:
                 candidates.append((region, count, centre or region.center))
             elif (
@@ -595,7 +620,41 @@ def read_dice(
         return read_single(image, single, want, profile)
     elif (detector := load_detector()) is not None:
         return read_learned(image, detector, want, profile)
-    found, blank, side = locate_all(image, calibration)
+    counted: dict[GroupKey, GroupRead] = {}
+    located = locate_all(image, calibration, counted=counted)
+    reading = _read_by_colour(image, calibration, want, profile, located)
+    if calibration is not None and not reading.ok:
+        # a refused frame is looked at again with its dice traced at full resolution, where
+        # the working scale may have cut them (see vision.segment.retraced); that look costs
+        # a few milliseconds a frame, so it is spent only where it may spare a reshake, and
+        # the frame is read again only where it found another outline
+        traced = locate_all(image, calibration, traced_look=True, counted=counted)
+        if _outlines(traced) != _outlines(located):
+            again = _read_by_colour(image, calibration, want, profile, traced)
+            if again.ok:
+                return again
+    return reading
+
+
+Located = tuple[list[Found], list[Found], float | None]  # what locate_all returns
+
+
+def _outlines(located: Located) -> list[tuple[tuple[float, float], float, int]]:
+    """Where each candidate and blank die of ``located`` lies, how large and how merged."""
+    found, blank, _ = located
+    return [(f.region.center, f.region.side, f.region.merged) for f in (*found, *blank)]
+
+
+def _read_by_colour(
+    image: np.ndarray,
+    calibration: Calibration | None,
+    want: int | None,
+    profile: DiceProfile | None,
+    located: Located,
+) -> Reading:
+    """:func:`read_dice` of a checked frame by the dice's colour against the background,
+    from the candidates ``located`` (:func:`locate_all`)."""
+    found, blank, side = located
     if side is None:
         return Reading((), False, "no dice found")
     unreadable = [f.region for f in found if f.count.value > 6]

@@ -233,9 +233,9 @@ def _body_mask(
     if np.count_nonzero(ring) < 20 or np.count_nonzero(core) < 4:
         return None
     lab = to_lab(cv2.GaussianBlur(crop, (3, 3), 0))
-    floor = np.median(lab[ring], axis=0).astype(np.float32)
+    floor = median_of(lab[ring], 0).astype(np.float32)
     apart = colour_distance(lab, floor)
-    body, around = float(np.median(apart[core])), float(np.median(apart[ring]))
+    body, around = float(median_of(apart[core])), float(median_of(apart[ring]))
     if body - around < OUTLINE_APART:
         return None
     mask: np.ndarray = (apart > (body + around) / 2.0).astype(np.uint8)

@@ -1,7 +1,7 @@
 """Dice cut short at the working scale are traced again at full resolution
 (``vision.segment.retraced`` for a lone die, ``traced_outline`` for touching ones): a glossy
 dark die whose face the lamp lights near the floor's grey keeps its thin dark rim only at full
-resolution."""
+resolution. The calibrated reader takes that traced look at a frame it would refuse."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.reader
 from tests.vision.conftest import true_values
-from vision.reader import locate, read_dice
+from vision.reader import locate_all, read_dice
 from vision.render import resolve_style
 from vision.segment import pixel_area, retraced, square_region, traced_outline
 from vision.setups import make_setup
@@ -95,25 +96,85 @@ def glossy_black():
     return setup
 
 
-@pytest.mark.parametrize("number", [16, 22])
-def test_a_lone_glossy_die_cut_short_reads_flat_and_right(glossy_black, number: int) -> None:
-    frame, truth = glossy_black.roll(number, 0)
-    side = glossy_black.calibration.die_side
-    found, _ = locate(frame, glossy_black.calibration)
+def _lone_shapes(found: list, side: float) -> list[tuple[float, float]]:
+    """Each lone die's longest side (die sides) and how much longer than wide it is."""
+    shapes = []
     for f in found:
         if f.region.merged == 1:
             (_, _), (w, h), _ = f.region.rect
-            assert max(w, h) <= 1.12 * side and max(w, h) <= 1.12 * min(w, h)
-    reading = read_dice(frame, glossy_black.calibration, expected=6)
+            shapes.append((max(w, h) / side, max(w, h) / min(w, h)))
+    return shapes
+
+
+@pytest.mark.parametrize("number", [16, 22])
+def test_a_lone_glossy_die_cut_short_reads_flat_and_right(glossy_black, number: int) -> None:
+    frame, truth = glossy_black.roll(number, 0)
+    calibration = glossy_black.calibration
+    side = calibration.die_side
+    cut, _, _ = locate_all(frame, calibration)
+    assert any(stretch > 1.12 for _, stretch in _lone_shapes(cut, side))
+    traced, _, _ = locate_all(frame, calibration, traced_look=True)
+    assert all(long <= 1.12 and stretch <= 1.12 for long, stretch in _lone_shapes(traced, side))
+    reading = read_dice(frame, calibration, expected=6)
     assert reading.ok, reading.reason
     assert tuple(sorted(d.value for d in reading.dice)) == true_values(truth)
 
 
 def test_a_glossy_pair_cut_to_one_die_s_area_is_split(glossy_black) -> None:
     frame, truth = glossy_black.roll(7, 0)
-    found, _ = locate(frame, glossy_black.calibration)
-    pair = [f for f in found if f.region.merged == 2]
-    assert len(pair) == 2  # one die's area at the working scale, two dice traced
-    reading = read_dice(frame, glossy_black.calibration, expected=6)
+    calibration = glossy_black.calibration
+    cut, _, _ = locate_all(frame, calibration)
+    assert not any(f.region.merged == 2 for f in cut)  # one die's area at the working scale
+    traced, _, _ = locate_all(frame, calibration, traced_look=True)
+    assert len([f for f in traced if f.region.merged == 2]) == 2
+    reading = read_dice(frame, calibration, expected=6)
     assert reading.ok, reading.reason
     assert tuple(sorted(d.value for d in reading.dice)) == true_values(truth)
+
+
+def test_the_traced_look_is_taken_only_at_a_frame_it_would_refuse(glossy_black, monkeypatch):
+    looks: list[bool] = []
+    plain = vision.reader.locate_all
+
+    def spied(image, calibration, traced_look=False, counted=None):
+        looks.append(traced_look)
+        return plain(image, calibration, traced_look, counted)
+
+    monkeypatch.setattr(vision.reader, "locate_all", spied)
+    frame, _ = glossy_black.roll(16, 0)  # refused at the working scale: leaning
+    assert read_dice(frame, glossy_black.calibration, expected=6).ok
+    assert looks == [False, True]
+    looks.clear()
+    frame, _ = glossy_black.roll(3, 1)  # a cocked die: refused at both looks
+    reading = read_dice(frame, glossy_black.calibration, expected=6)
+    assert not reading.ok and "leaning" in reading.reason
+    assert looks == [False, True]
+    setup = make_setup(3004, (640, 480), resolve_style("setup"))
+    assert setup is not None
+    frame, _ = setup.roll(1, 0)
+    looks.clear()
+    assert read_dice(frame, setup.calibration, expected=6).ok
+    assert looks == [False]  # read at the working scale alone
+
+
+def test_the_traced_look_counts_again_only_the_dice_it_traced_otherwise(glossy_black, monkeypatch):
+    counts: list[int] = []
+    plain = vision.reader._read_group
+
+    def spied(image, group, side):
+        counts.append(len(group.parts))
+        return plain(image, group, side)
+
+    monkeypatch.setattr(vision.reader, "_read_group", spied)
+    frame, _ = glossy_black.roll(29, 0)  # two of its five blobs read whole
+    calibration = glossy_black.calibration
+    counted: dict = {}
+    first = locate_all(frame, calibration, counted=counted)
+    groups = len(counts)
+    closer = locate_all(frame, calibration, traced_look=True, counted=counted)
+    again = len(counts) - groups
+    assert again == groups - 2  # the glossy dice cut short, not those read whole
+    plain_again = locate_all(frame, calibration, counted=counted)
+    assert len(counts) == groups + again  # all counted already
+    assert [f.count for f in plain_again[0]] == [f.count for f in first[0]]
+    assert len(closer[0]) == len(first[0])
