@@ -68,7 +68,7 @@ from vision.pips import (
 )
 from vision.profile import DiceProfile
 from vision.reading import Die, Reading, check_frame
-from vision.segment import Group, Region, dice_groups, find_blobs, retraced
+from vision.segment import Group, Region, dice_groups, find_blobs
 from vision.verdict import AGREE_GAIN, MIN_CONFIDENCE, PROFILE_GAIN, PROFILE_SURE, judge, where
 
 __all__ = ["MIN_CONFIDENCE", "Die", "Reading", "read_dice"]
@@ -528,9 +528,6 @@ def locate_all(
     blank: list[Found] = []
     retrace = traced_look and calibration is not None
     for group in dice_groups(image, blobs, scale, side, retrace=retrace):
-        if retrace and len(group.parts) == 1:
-            region = retraced(image, group.parts[0], side)
-            group = Group(region.contour, (region,))
         key = _group_key(group)
         if counted is not None and key in counted:
             read = counted[key]

@@ -482,7 +482,8 @@ def dice_groups(
 
     ``retrace``: ``side`` is a calibration's, exact; a blob of more than one die's area is
     traced again at full resolution (:func:`traced_outline`) and counted and split by that
-    outline where it holds a whole number of dice."""
+    outline where it holds a whole number of dice, and a lone die takes its traced square
+    where that is a die's (:func:`retraced`)."""
     unit = (side / scale) ** 2
     groups: list[Group] = []
     for c in blobs:
@@ -505,10 +506,14 @@ def dice_groups(
         if k >= 2 and area > 1.6 * unit:
             full = to_full(c, scale) if full is None else full
             parts = split_touching(frame, full, k, side)
-            groups.append(Group(full, tuple(_region(p, 1, merged=k) for p in parts)))
+            group = Group(full, tuple(_region(p, 1, merged=k) for p in parts))
         else:
             region = _region(c, scale)
-            groups.append(Group(region.contour, (region,)))
+            group = Group(region.contour, (region,))
+        if retrace and len(group.parts) == 1:
+            region = retraced(frame, group.parts[0], side)
+            group = Group(region.contour, (region,))
+        groups.append(group)
     return groups
 
 
