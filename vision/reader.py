@@ -8,7 +8,7 @@ should hold, or a die that looks tilted makes ``ok`` false with a reason a perso
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import cache, partial
 
 import cv2
@@ -495,11 +495,21 @@ def _group_key(group: Group) -> GroupKey:
     return group.outline.tobytes(), parts
 
 
+@dataclass
+class FrameMemo:
+    """What locating a frame's dice has found already, kept for another look at the same
+    frame: its blobs at the working scale, their scale and the die side, and the groups
+    counted, by :func:`_group_key`."""
+
+    blobs: tuple[list[np.ndarray], int, float | None] | None = None
+    counted: dict[GroupKey, GroupRead] = field(default_factory=dict)
+
+
 def locate_all(
     image: np.ndarray,
     calibration: Calibration | None,
     traced_look: bool = False,
-    counted: dict[GroupKey, GroupRead] | None = None,
+    memo: FrameMemo | None = None,
 ) -> tuple[list[Found], list[Found], float | None]:
     """:func:`locate`'s candidates and die side, and apart from them the blank dice: under a
     calibration, a lone region of a die's size and shape where no pip was found. The tray's
@@ -509,19 +519,14 @@ def locate_all(
     touching group left with no pip is not one: the group's pips may be shared out wrongly.
     ``traced_look`` (under a calibration): each blob is traced again at full resolution where
     the working scale may have cut it (:func:`vision.segment.retraced`,
-    :func:`vision.segment.traced_outline`). ``counted``: the groups of this frame counted
-    already, by :func:`_group_key` (filled as groups are counted)."""
-    if calibration is not None:
-        blobs, scale, _ = find_blobs(
-            image,
-            background=calibration.background,
-            tray=calibration.tray_mask,
-            shadow_floor=calibration.shadows,
-        )
-        side: float | None = calibration.die_side
+    :func:`vision.segment.traced_outline`). ``memo``: what an earlier look at this frame
+    found, filled as it is found."""
+    if memo is not None and memo.blobs is not None:
+        blobs, scale, side = memo.blobs
     else:
-        blobs, scale, _ = find_blobs(image)
-        side = learn_die_side(image, blobs, scale)
+        blobs, scale, side = _blobs(image, calibration)
+        if memo is not None:
+            memo.blobs = blobs, scale, side
     if side is None:
         return [], [], None
     candidates: list[Fragment] = []
@@ -529,12 +534,12 @@ def locate_all(
     retrace = traced_look and calibration is not None
     for group in dice_groups(image, blobs, scale, side, retrace=retrace):
         key = _group_key(group)
-        if counted is not None and key in counted:
-            read = counted[key]
+        if memo is not None and key in memo.counted:
+            read = memo.counted[key]
         else:
             read = _read_group(image, group, side)
-            if counted is not None:
-                counted[key] = read
+            if memo is not None:
+                memo.counted[key] = read
         for region, count, centre in read:
             if count.value > 0:
                 candidates.append((region, count, centre or region.center))
@@ -548,6 +553,23 @@ def locate_all(
     if calibration is None:  # a learned die size may cut a die in parts
         candidates = join_fragments(image, candidates, side)
     return [Found(region, count, centre) for region, count, centre in candidates], blank, side
+
+
+def _blobs(
+    image: np.ndarray, calibration: Calibration | None
+) -> tuple[list[np.ndarray], int, float | None]:
+    """The frame's blobs at the working scale, that scale, and the die side: the
+    calibration's, or learned from the blobs (None where none is)."""
+    if calibration is not None:
+        blobs, scale, _ = find_blobs(
+            image,
+            background=calibration.background,
+            tray=calibration.tray_mask,
+            shadow_floor=calibration.shadows,
+        )
+        return blobs, scale, calibration.die_side
+    blobs, scale, _ = find_blobs(image)
+    return blobs, scale, learn_die_side(image, blobs, scale)
 
 
 def _blank_die(found: Found, taught: np.ndarray | None) -> Die:
@@ -622,15 +644,16 @@ def read_dice(
         return read_single(image, single, want, profile)
     elif (detector := load_detector()) is not None:
         return read_learned(image, detector, want, profile)
-    counted: dict[GroupKey, GroupRead] = {}
-    located = locate_all(image, calibration, counted=counted)
+    memo = FrameMemo()
+    located = locate_all(image, calibration, memo=memo)
     reading = _read_by_colour(image, calibration, want, profile, located)
     if calibration is not None and not reading.ok:
         # a refused frame is looked at again with its dice traced at full resolution, where
         # the working scale may have cut them (see vision.segment.retraced); that look costs
-        # a few milliseconds a frame, so it is spent only where it may spare a reshake, and
-        # the frame is read again only where it found another outline
-        traced = locate_all(image, calibration, traced_look=True, counted=counted)
+        # a few milliseconds a frame, so it is spent only where it may spare a reshake; the
+        # blobs and the groups counted are the first look's, and the frame is read again
+        # only where the traced look found another outline
+        traced = locate_all(image, calibration, traced_look=True, memo=memo)
         if _outlines(traced) != _outlines(located):
             again = _read_by_colour(image, calibration, want, profile, traced)
             if again.ok:

@@ -136,9 +136,9 @@ def test_the_traced_look_is_taken_only_at_a_frame_it_would_refuse(glossy_black, 
     looks: list[bool] = []
     plain = vision.reader.locate_all
 
-    def spied(image, calibration, traced_look=False, counted=None):
+    def spied(image, calibration, traced_look=False, memo=None):
         looks.append(traced_look)
-        return plain(image, calibration, traced_look, counted)
+        return plain(image, calibration, traced_look, memo)
 
     monkeypatch.setattr(vision.reader, "locate_all", spied)
     frame, _ = glossy_black.roll(16, 0)  # refused at the working scale: leaning
@@ -157,7 +157,9 @@ def test_the_traced_look_is_taken_only_at_a_frame_it_would_refuse(glossy_black, 
     assert looks == [False]  # read at the working scale alone
 
 
-def test_the_traced_look_counts_again_only_the_dice_it_traced_otherwise(glossy_black, monkeypatch):
+def test_the_traced_look_finds_no_blob_again_and_counts_again_only_the_dice_it_traced_otherwise(
+    glossy_black, monkeypatch
+):
     counts: list[int] = []
     plain = vision.reader._read_group
 
@@ -166,15 +168,24 @@ def test_the_traced_look_counts_again_only_the_dice_it_traced_otherwise(glossy_b
         return plain(image, group, side)
 
     monkeypatch.setattr(vision.reader, "_read_group", spied)
+    found: list[int] = []
+    find = vision.reader.find_blobs
+
+    def finding(*args, **kwargs):
+        found.append(1)
+        return find(*args, **kwargs)
+
+    monkeypatch.setattr(vision.reader, "find_blobs", finding)
     frame, _ = glossy_black.roll(29, 0)  # two of its five blobs read whole
     calibration = glossy_black.calibration
-    counted: dict = {}
-    first = locate_all(frame, calibration, counted=counted)
+    memo = vision.reader.FrameMemo()
+    first = locate_all(frame, calibration, memo=memo)
     groups = len(counts)
-    closer = locate_all(frame, calibration, traced_look=True, counted=counted)
+    closer = locate_all(frame, calibration, traced_look=True, memo=memo)
     again = len(counts) - groups
     assert again == groups - 2  # the glossy dice cut short, not those read whole
-    plain_again = locate_all(frame, calibration, counted=counted)
+    plain_again = locate_all(frame, calibration, memo=memo)
     assert len(counts) == groups + again  # all counted already
     assert [f.count for f in plain_again[0]] == [f.count for f in first[0]]
     assert len(closer[0]) == len(first[0])
+    assert len(found) == 1  # the frame's blobs are found once for every look
