@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.found import Found
-from vision.kernels import median_of
+from vision.kernels import colour_distance, median_of
 from vision.pips import PEAKED, PipCount, confidence, face_centre, face_turn, on_face_axes
 from vision.seam import side_face_between
 from vision.segment import Region, difference, weighted_lab
@@ -699,7 +699,7 @@ def pip_axes(
     lab = cv2.cvtColor(frame[y : y + 2 * r + 1, x : x + 2 * r + 1], cv2.COLOR_BGR2LAB)
     lab = lab.astype(np.float32)
     rim = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
-    distance = np.linalg.norm(lab - median_of(rim), axis=2)
+    distance = colour_distance(lab, median_of(rim))
     level = (float(distance.max()) + float(median_of(distance.ravel()))) / 2.0
     _, parts = cv2.connectedComponents((distance > level).astype(np.uint8))
     blob = parts[r, r]
