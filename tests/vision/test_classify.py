@@ -15,6 +15,7 @@ from vision.classify import (
     PATCH,
     DiceClassifier,
     face_patch,
+    flush_subnormal,
     load_classifier,
 )
 from vision.models import held_out, photos_seen
@@ -128,6 +129,34 @@ def test_a_broken_model_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a dice model"):
         load_classifier.__wrapped__(path)
     assert load_classifier.__wrapped__(tmp_path / "absent.npz") is None
+
+
+def test_subnormal_weights_are_loaded_as_zero(tmp_path: Path) -> None:
+    tiny = np.finfo(np.float32).tiny
+    weights = np.array([tiny / 4, -tiny / 1000, tiny, -2.5, 0.0, 1e-30], np.float32)
+    flushed = flush_subnormal(weights)
+    assert flushed.dtype == np.float32
+    assert flushed.tolist() == [0.0, 0.0, weights[2], -2.5, 0.0, weights[5]]
+    w1 = np.full((PATCH * PATCH, 4), tiny / 8, np.float32)
+    w1[0] = 0.5
+    path = tmp_path / "model.npz"
+    np.savez(path, w1=w1, b1=np.zeros(4), w2=np.ones((4, 6)), b2=np.zeros(6))
+    model = load_classifier.__wrapped__(path)
+    assert model is not None
+    assert np.count_nonzero(model.w1) == 4 and (model.w1[0] == 0.5).all()
+
+
+def test_the_shipped_model_loads_without_subnormal_weights() -> None:
+    model = load_classifier()
+    assert model is not None
+    with np.load(MODEL_FILE) as data:
+        raw = np.asarray(data["w1"], np.float32)
+    tiny = np.finfo(np.float32).tiny
+    assert np.count_nonzero((raw != 0) & (np.abs(raw) < tiny)) > 0  # as trained
+    assert not np.any((model.w1 != 0) & (np.abs(model.w1) < tiny))
+    patches = np.random.default_rng(0).uniform(0, 1.5, (6, PATCH, PATCH)).astype(np.float32)
+    plain = DiceClassifier(raw, model.b1, model.w2, model.b2).probabilities(patches)
+    assert np.allclose(model.probabilities(patches), plain, atol=1e-12)
 
 
 def test_training_learns_a_toy_problem() -> None:
