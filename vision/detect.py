@@ -422,14 +422,38 @@ class FaceReader(_Network):
                 [all(h == t for h in hint) for hint, t in zip(hints, top, strict=True)]
             )
             redo = ~(sure & agreed)
-        turns = np.where(redo, TURNS, 1)
+        return self._turned(crops, logp, redo), np.where(redo, TURNS, 1)
+
+    def no_face(
+        self,
+        image: np.ndarray,
+        dice: Sequence[tuple[tuple[float, float], float]],
+        doubt_from: float,
+    ) -> np.ndarray:
+        """The probability (N,) that each die shows no face: its first quarter turn's, and
+        where that is ``doubt_from`` or more, the four turns' geometric mean, as
+        :meth:`probabilities` gives it. For a caller that asks only whether a die shows a
+        face at some level above ``doubt_from``: a die whose first turn sees a face plainly
+        costs one crop, whatever value it reads."""
+        if not dice:
+            return np.zeros(0, np.float64)
+        crops = [die_crop(image, c, s, px=self.crop_px) for c, s in dice]
+        logp = self._log_probs(crops)[:, None, :]
+        redo = np.exp(logp[:, 0, 0]) >= doubt_from
+        return self._turned(crops, logp, redo)[:, 0]
+
+    def _turned(self, crops: list[np.ndarray], logp: np.ndarray, redo: np.ndarray) -> np.ndarray:
+        """Probabilities (N, CLASSES) of crops whose first quarter turn's log probabilities
+        are ``logp`` (N, 1, CLASSES): the first turn's, or where ``redo``, the geometric mean
+        of all four turns."""
+        first = np.exp(logp[:, 0])
         probs = first / first.sum(axis=1, keepdims=True)
         if redo.any():
             which = np.flatnonzero(redo)
             turned = [np.ascontiguousarray(np.rot90(crops[i], k)) for i in which for k in (1, 2, 3)]
             rest = self._log_probs(turned).reshape(-1, TURNS - 1, CLASSES)
             probs[which] = _geometric_mean(np.concatenate([logp[which], rest], axis=1))
-        return probs, turns
+        return probs
 
     def _log_probs(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         """Log probabilities (N, CLASSES) of each crop, all crops in one forward pass."""

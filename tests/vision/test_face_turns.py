@@ -78,3 +78,33 @@ def test_adaptive_turns_read_rendered_frames_as_four_turns_do(faces: FaceReader)
         four = read_detected(frame, found, 6, faces=faces, turns="four")
         assert [d.value for d in adaptive.dice] == [d.value for d in four.dice]
         assert adaptive.ok == four.ok
+
+
+def test_no_face_reads_four_turns_only_where_the_first_doubts_the_face(
+    faces: FaceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frame, dice, _ = _tower_dice(3)
+    empty, _ = random_scene(0, 0, style="tower")
+    floor = [((320.0, 240.0), 42.0)]  # no die there
+    one, _ = faces.read(frame, dice, [set()] * len(dice), "one")
+    four = faces.probabilities(frame, dice)[:, 0]
+    doubted = one[:, 0] >= 0.25
+    assert 0 < doubted.sum() < len(dice), "the frame should hold plain and doubted dice"
+    read: list[int] = []
+    crops = faces._log_probs
+    monkeypatch.setattr(faces, "_log_probs", lambda c: read.append(len(c)) or crops(c))
+    plain = faces.no_face(frame, dice, 0.25)
+    assert read == [len(dice), int(doubted.sum()) * (TURNS - 1)]
+    assert np.allclose(plain[~doubted], one[~doubted, 0])
+    assert np.allclose(plain[doubted], four[doubted], atol=1e-6)
+    read.clear()
+    bare = faces.no_face(empty, floor, 0.25)
+    assert read == [1, TURNS - 1]
+    assert np.allclose(bare, faces.probabilities(empty, floor)[:, 0], atol=1e-6)
+    assert bare[0] >= 0.5
+    read.clear()
+    every = faces.no_face(frame, dice, 0.0)  # every die doubted: its four turns
+    assert read == [len(dice), len(dice) * (TURNS - 1)]
+    assert np.allclose(every, four, atol=1e-6)
+    read.clear()
+    assert faces.no_face(frame, [], 0.25).shape == (0,) and read == []

@@ -658,8 +658,8 @@ def test_only_an_unsure_die_is_put_to_the_face_reader(monkeypatch) -> None:
     assert tower is not None
 
     class NoFaceAnywhere:
-        def read(self, image, dice, hints):
-            return np.array([[1.0, 0, 0, 0, 0, 0, 0]] * len(dice)), np.full(len(dice), 4)
+        def no_face(self, image, dice, doubt_from):
+            return np.ones(len(dice))
 
     unsure = 0
     for number in range(1, 31):
