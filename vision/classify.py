@@ -93,7 +93,9 @@ def load_classifier(path: Path = MODEL_FILE) -> DiceClassifier | None:
     if not path.is_file():
         return None
     with np.load(path) as data:
-        arrays = {k: flush_subnormal(np.asarray(data[k], np.float32)) for k in ("w1", "b1", "w2", "b2")}
+        arrays = {
+            k: flush_subnormal(np.asarray(data[k], np.float32)) for k in ("w1", "b1", "w2", "b2")
+        }
     if arrays["w1"].shape[0] != PATCH * PATCH or arrays["w2"].shape[1] != 6:
         raise ValueError(f"{path} is not a dice model for {PATCH}x{PATCH} patches")
     return DiceClassifier(**arrays)
