@@ -152,6 +152,9 @@ def label_of(row: np.ndarray, typical: float) -> LabelledDie:
     return LabelledDie(int(row[3]), (float(row[0]), float(row[1])), side)
 
 
+SIDE_JITTER = 0.08  # the spread of a crop's scale, in log units (--side-jitter)
+
+
 def crop_batch(
     frames: list[np.ndarray],
     index: np.ndarray,
@@ -160,17 +163,19 @@ def crop_batch(
     rng: np.random.Generator,
     px: int,
     hue: float = 0.0,
+    side_jitter: float = SIDE_JITTER,
 ) -> np.ndarray:
     """Crops for the examples ``picks``, each moved, scaled and turned a little at random.
 
-    With chance ``hue`` a crop also takes another hue and saturation (see ``rehue``).
+    With chance ``hue`` a crop also takes another hue and saturation (see ``rehue``). Each
+    crop's side is the found side times exp(N(0, ``side_jitter``)).
     """
     crops = []
     for p in picks:
         x, y, side = geometry[p]
         x += rng.normal(0, 0.05) * side
         y += rng.normal(0, 0.05) * side
-        side *= math.exp(rng.normal(0, 0.08))
+        side *= math.exp(rng.normal(0, side_jitter))
         crop = die_crop(frames[index[p]], (x, y), side, float(rng.uniform(0, 360)), px)
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
@@ -287,6 +292,13 @@ def main(argv: list[str] | None = None) -> int:
         "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
     )
     parser.add_argument(
+        "--side-jitter",
+        type=float,
+        default=SIDE_JITTER,
+        help="spread of each crop's scale in log units: a detector that sizes dice by another "
+        "rule (a whole die's box, not its top face) gives crops of another scale",
+    )
+    parser.add_argument(
         "--randconv",
         type=float,
         default=0.0,
@@ -319,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0.0 <= args.hue <= 1.0:
         parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
+    if not 0.0 <= args.side_jitter <= 0.5:
+        parser.error(f"--side-jitter is {args.side_jitter}; expected 0 to 0.5")
     if not 0.0 <= args.randconv <= 1.0:
         parser.error(f"--randconv is {args.randconv}; expected a chance from 0 to 1")
     if not 0.0 < args.no_face_weight <= 10.0:
@@ -366,7 +380,9 @@ def main(argv: list[str] | None = None) -> int:
 
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
         picks = rng.choice(len(classes), size=args.batch, p=weights)
-        x = torch.from_numpy(crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue))
+        x = torch.from_numpy(
+            crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue, args.side_jitter)
+        )
         x = random_convolution(x, args.randconv, rng)
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
         return loss, {"loss": float(loss.detach())}

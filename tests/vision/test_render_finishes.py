@@ -87,3 +87,23 @@ def test_the_finishes_recipe_keeps_its_faces_apart_in_the_cache(tmp_path: Path) 
     finished = train_faces.cache_path(tmp_path, 2000, True, detector)
     assert plain.name.startswith("faces-800000-2000-") and "finishes" not in plain.name
     assert f"-{train_detector.FINISHES}-" in finished.name and finished != plain
+
+
+def test_a_crops_scale_spreads_as_side_jitter_says(capsys: pytest.CaptureFixture[str]) -> None:
+    frame = np.full((120, 120, 3), 40, np.uint8)
+    frame[40:80, 40:80] = 230  # one light die, 40 px, on a dark floor
+    geometry = np.array([[60.0, 60.0, 40.0]], np.float32)
+    index = np.zeros(1, int)
+
+    def light_shares(jitter: float) -> np.ndarray:
+        rng = np.random.default_rng(7)
+        batch = train_faces.crop_batch(
+            [frame], index, geometry, np.zeros(200, int), rng, 32, side_jitter=jitter
+        )
+        return np.asarray((batch.mean(axis=1) > 0.0).mean(axis=(1, 2)))
+
+    still, loose = light_shares(0.0), light_shares(0.3)
+    assert still.std() < 0.05 < loose.std()  # the die fills a crop as far as its scale says
+    with pytest.raises(SystemExit):
+        train_faces.main(["--photos", "x", "--side-jitter", "0.9"])
+    assert "--side-jitter is 0.9; expected 0 to 0.5" in capsys.readouterr().err
