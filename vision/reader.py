@@ -89,6 +89,9 @@ NO_FACE = 0.5  # ... and leans where it sees no face there at this or more: two 
 # 9100 and 9600, 12 each, 30 rolls, both sizes: the three cocked dice scored before, read at
 # 0.79-0.82 with the side face's pips taken for the top's, "no face" 0.51-0.96; 3 of 3,723
 # accepted flat rolls refused. Fresh setups 10100, 10600, 11100 and 11600: none of 1,891)
+MERGED = 1.5  # a blob this many times a pip's area, covering it and another pip of like
+# size (ALIKE of the larger's area), is the two merged in another body colour's look
+ALIKE = 0.5  # (see _add_inside)
 NO_FACE_TURNS = NO_FACE / 2  # a first quarter turn seeing no face at this or more is read
 # in all four turns; one seeing less is a face (set at half NO_FACE before measuring; on
 # 9100, 9300, 12100 and 14600 at 640x480, of 931 dice asked, the six that four turns judged
@@ -432,14 +435,30 @@ def _add_inside(found: list[Pip], new: list[Pip], group: Group, side: float) -> 
     The seam between two touching dice shades like a pip; real pips sit inside a face. A
     blob whose reach (the radius of a disc of its area) covers a blob found already is that
     one seen in another body colour, merged with its surroundings (two pips and the lamp's
-    spot between them), not another.
+    spot between them), not another. Seen the other way round, a blob found already that
+    covers two or more new blobs of like size (ALIKE), each MERGED times smaller or more, is
+    those pips merged in an earlier look: they take its place. A blob found already that
+    covers a pip and a smaller spot stays as it was found (the count sets a spot aside).
     """
-    for p in new:
-        inside = any(
-            cv2.pointPolygonTest(q.contour, (p.x, p.y), True) > 0.08 * side for q in group.parts
-        )
-        reach = max(0.1 * side, float(np.sqrt(p.area / np.pi)))
-        if inside and all(np.hypot(p.x - q.x, p.y - q.y) > reach for q in found):
+
+    def reach(p: Pip) -> float:
+        return max(0.1 * side, float(np.sqrt(p.area / np.pi)))
+
+    inside = [
+        p
+        for p in new
+        if any(cv2.pointPolygonTest(q.contour, (p.x, p.y), True) > 0.08 * side for q in group.parts)
+    ]
+    for q in list(found):
+        covered = [
+            p.area
+            for p in inside
+            if q.area >= MERGED * p.area and np.hypot(p.x - q.x, p.y - q.y) <= reach(q)
+        ]
+        if len(covered) >= 2 and min(covered) >= ALIKE * max(covered):
+            found.remove(q)
+    for p in inside:
+        if all(np.hypot(p.x - q.x, p.y - q.y) > reach(p) for q in found):
             found.append(p)
 
 

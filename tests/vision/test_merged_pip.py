@@ -12,7 +12,8 @@ import pytest
 from tests.vision.conftest import flat_roll
 from tests.vision.pip_faces import CENTRE, SIDE, A, face, found, pips, sure
 from vision.pips import Pip, assess, confidence, merged_pip, missing_pip
-from vision.reader import MIN_CONFIDENCE, _die
+from vision.reader import MIN_CONFIDENCE, _add_inside, _die
+from vision.segment import Group, Region
 
 COLUMN = [(1, -1), (1, 0), (1, 1), (-1, 1)]  # a 6's pips other than the two merged
 
@@ -77,3 +78,49 @@ def test_a_tower_six_with_two_pips_merged_is_read_without_a_profile() -> None:
     reading, values = flat_roll(2208, 14, (640, 480))
     assert reading.ok, reading.reason
     assert reading.values == values
+
+
+def _group_of_one_square() -> Group:
+    import numpy as np
+
+    half = SIDE / 2
+    square = np.array(
+        [
+            [CENTRE[0] - half, CENTRE[1] - half],
+            [CENTRE[0] + half, CENTRE[1] - half],
+            [CENTRE[0] + half, CENTRE[1] + half],
+            [CENTRE[0] - half, CENTRE[1] + half],
+        ],
+        np.int32,
+    ).reshape(-1, 1, 2)
+    part = Region(square, CENTRE, SIDE, 0.0, (0, 0, 0, 0), 2)
+    return Group(square, (part,))
+
+
+def test_a_merge_found_first_gives_way_to_the_pips_it_covers() -> None:
+    # a touching group's pips are looked for in each die's body colour: in one look two
+    # pips of a 6 and the glint between them are one blob, in the other they are apart
+    group = _group_of_one_square()
+    one, two = pips([(-1, -1)])[0], pips([(-1, 0)])[0]
+    merge = Pip((one.x + two.x) / 2, (one.y + two.y) / 2, one.area + two.area + 20.0, 2.3)
+    found: list[Pip] = []
+    _add_inside(found, [merge], group, SIDE)
+    _add_inside(found, [one, two], group, SIDE)
+    assert found == [one, two]
+    # seen the other way round the merge was never added, as before
+    later: list[Pip] = []
+    _add_inside(later, [one, two], group, SIDE)
+    _add_inside(later, [merge], group, SIDE)
+    assert later == [one, two]
+    # a blob of a pip's own size found again in another body colour is kept once
+    again: list[Pip] = []
+    _add_inside(again, [one], group, SIDE)
+    _add_inside(again, [dataclasses.replace(one, x=one.x + 1.0, area=one.area * 1.2)], group, SIDE)
+    assert again == [one]
+
+
+def test_a_touching_six_whose_two_pips_one_look_merged_is_read() -> None:
+    # setup 15109 roll 13 at 640x480: a translucent green 6 touching a 1, whose look in
+    # the 1's body colour joins two of its pips with the glint between them
+    reading, values = flat_roll(15109, 13, (640, 480))
+    assert reading.ok and tuple(sorted(d.value for d in reading.dice)) == values
