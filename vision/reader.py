@@ -89,13 +89,13 @@ NO_FACE = 0.5  # ... and leans where it sees no face there at this or more: two 
 # 9100 and 9600, 12 each, 30 rolls, both sizes: the three cocked dice scored before, read at
 # 0.79-0.82 with the side face's pips taken for the top's, "no face" 0.51-0.96; 3 of 3,723
 # accepted flat rolls refused. Fresh setups 10100, 10600, 11100 and 11600: none of 1,891)
-MERGED = 1.5  # a blob this many times a pip's area, covering it and another pip of like
-# size (ALIKE of the larger's area), is the two merged in another body colour's look
-ALIKE = 0.5  # (see _add_inside)
 NO_FACE_TURNS = NO_FACE / 2  # a first quarter turn seeing no face at this or more is read
 # in all four turns; one seeing less is a face (set at half NO_FACE before measuring; on
 # 9100, 9300, 12100 and 14600 at 640x480, of 931 dice asked, the six that four turns judged
 # faceless showed 0.50-0.71 in their first turn)
+MERGED = 1.5  # a pooled blob this many times the area of each of two pips it covers ...
+ALIKE = 0.5  # ... which are of like size (the smaller this share of the larger or more) is
+# the two merged in another body colour's look (see _add_inside)
 MAX_DICE = 30
 TANGLED = 5  # doubt added to every die of a group of touching dice that cannot be untangled
 
