@@ -447,7 +447,7 @@ class FaceReader(_Network):
         are ``logp`` (N, 1, CLASSES): the first turn's, or where ``redo``, the geometric mean
         of all four turns."""
         first = np.exp(logp[:, 0])
-        probs = first / first.sum(axis=1, keepdims=True)
+        probs: np.ndarray = first / first.sum(axis=1, keepdims=True)
         if redo.any():
             which = np.flatnonzero(redo)
             turned = [np.ascontiguousarray(np.rot90(crops[i], k)) for i in which for k in (1, 2, 3)]
