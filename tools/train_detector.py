@@ -69,7 +69,10 @@ FLOORS = (
 
 
 def rendered_style(
-    rng: np.random.Generator, finishes: bool = False, form: FinishForm = LATEST_FORM
+    rng: np.random.Generator,
+    finishes: bool = False,
+    form: FinishForm = LATEST_FORM,
+    cocked_scale: float = 1.0,
 ) -> RenderStyle:
     """A random style between the tower's and beyond the hard one's.
 
@@ -78,6 +81,8 @@ def rendered_style(
     that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies,
     glossy sets and touching dice turned against each other (``FINISHES``). ``form`` 2 draws
     the second form's finishes only, frame for frame as before the third was added.
+    ``cocked_scale`` multiplies each style's chance of a cocked die (the same scenes drawn
+    otherwise, with more or fewer dice leaning).
     """
     base = HARD if rng.random() < 0.5 else TOWER
     colors = tuple(DIE_COLORS)
@@ -97,7 +102,7 @@ def rendered_style(
         blur_px=float(rng.uniform(0.3, 1.6)),
         jpeg_quality=int(rng.choice([0, 50, 70, 90])),
         touching=float(rng.uniform(0.1, 0.6)),
-        cocked=float(rng.choice([0.0, 0.05, 0.15])),
+        cocked=float(rng.choice([0.0, 0.05, 0.15])) * cocked_scale,
     )
     if not finishes:
         return style
@@ -139,13 +144,17 @@ def add_form_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def rendered_items(
-    n: int, finishes: bool = False, first_seed: int = FIRST_SEED, form: FinishForm = LATEST_FORM
+    n: int,
+    finishes: bool = False,
+    first_seed: int = FIRST_SEED,
+    form: FinishForm = LATEST_FORM,
+    cocked_scale: float = 1.0,
 ) -> list[Item]:
     """``n`` rendered frames with random styles, die sizes and numbers of dice."""
     items = []
     for seed in range(first_seed, first_seed + n):
         rng = np.random.default_rng(seed)
-        style = rendered_style(rng, finishes, form)
+        style = rendered_style(rng, finishes, form, cocked_scale)
         die_mm = float(rng.uniform(9.0, 26.0))
         n_dice = int(rng.integers(0, 13))
         try:

@@ -92,11 +92,14 @@ def cache_path(
     finishes: bool,
     detector_file: Path,
     form: train_detector.FinishForm = train_detector.LATEST_FORM,
+    cocked_scale: float = 1.0,
 ) -> Path:
     """Where the rendered examples of these frames and a detector (by its file's bytes) are
     kept."""
     key = hashlib.sha256(detector_file.read_bytes()).hexdigest()[:12]
     recipe = f"-{train_detector.finishes_name(form)}" if finishes else ""
+    if cocked_scale != 1.0:
+        recipe += f"-cocked{cocked_scale:g}"
     return cache / f"faces-{FIRST_SEED}-{n}{recipe}-{key}.npz"
 
 
@@ -106,11 +109,16 @@ def rendered_examples(
     detector: Detector,
     cache: Path | None,
     form: train_detector.FinishForm = train_detector.LATEST_FORM,
+    cocked_scale: float = 1.0,
 ) -> Examples:
     """:func:`examples` of ``n`` rendered frames, read from (or kept in) ``cache`` when given."""
+
+    def render() -> list[Item]:
+        return train_detector.rendered_items(n, finishes, FIRST_SEED, form, cocked_scale)
+
     if cache is None:
-        return examples(train_detector.rendered_items(n, finishes, FIRST_SEED, form), detector)
-    path = cache_path(cache, n, finishes, detector.path, form)
+        return examples(render(), detector)
+    path = cache_path(cache, n, finishes, detector.path, form, cocked_scale)
     if path.is_file():
         try:
             with np.load(path) as data:
@@ -134,9 +142,7 @@ def rendered_examples(
             )
         print(f"{len(classes)} rendered crops from {path}", file=sys.stderr)
         return frames, index.astype(int), geometry, classes.astype(np.int64)
-    frames, index, geometry, classes = examples(
-        train_detector.rendered_items(n, finishes, FIRST_SEED, form), detector
-    )
+    frames, index, geometry, classes = examples(render(), detector)
     cache.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.stem + ".part.npz")
     arrays: dict[str, Any] = {f"frame{k}": f for k, f in enumerate(frames)}
@@ -305,6 +311,13 @@ def main(argv: list[str] | None = None) -> int:
         help="chance that a crop is seen through a random convolution (0 to 1)",
     )
     parser.add_argument(
+        "--cocked-scale",
+        type=float,
+        default=1.0,
+        help="times the rendered styles' chance of a cocked die (more examples of 'no face' "
+        "that are dice)",
+    )
+    parser.add_argument(
         "--no-face-weight",
         type=float,
         default=1.0,
@@ -335,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--side-jitter is {args.side_jitter}; expected 0 to 0.5")
     if not 0.0 <= args.randconv <= 1.0:
         parser.error(f"--randconv is {args.randconv}; expected a chance from 0 to 1")
+    if not 0.0 <= args.cocked_scale <= 5.0:
+        parser.error(f"--cocked-scale is {args.cocked_scale}; expected 0 to 5")
     if not 0.0 < args.no_face_weight <= 10.0:
         parser.error(
             f"--no-face-weight is {args.no_face_weight}; expected a weight above 0, at most 10"
@@ -357,7 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(used)} photos, {args.rendered} rendered frames", file=sys.stderr)
     frames, index, geometry, classes = examples(photos, detector)
     # other scenes than the detector's
-    more = rendered_examples(args.rendered, args.finishes, detector, args.cache, args.finishes_form)
+    more = rendered_examples(
+        args.rendered, args.finishes, detector, args.cache, args.finishes_form, args.cocked_scale
+    )
     frames = frames + more[0]
     index = np.concatenate([index, more[1] + len(photos)])
     geometry = np.concatenate([geometry, more[2]])

@@ -107,3 +107,27 @@ def test_a_crops_scale_spreads_as_side_jitter_says(capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit):
         train_faces.main(["--photos", "x", "--side-jitter", "0.9"])
     assert "--side-jitter is 0.9; expected 0 to 0.5" in capsys.readouterr().err
+
+
+def test_cocked_scale_leans_more_dice_in_the_same_styles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for seed in range(12):
+        plain = train_detector.rendered_style(np.random.default_rng(seed), True, 2)
+        more = train_detector.rendered_style(np.random.default_rng(seed), True, 2, 3.0)
+        assert more.cocked == pytest.approx(3.0 * plain.cocked)
+        assert dataclasses.replace(more, cocked=plain.cocked) == plain
+
+    def faceless(scale: float) -> int:  # cocked (or hidden) dice: class 0
+        items = train_detector.rendered_items(30, False, cocked_scale=scale)
+        return sum(int((item.dice[:, 3] == 0).sum()) for item in items)
+
+    assert faceless(4.0) > faceless(1.0) + 5
+    detector = tmp_path / "d.onnx"
+    detector.write_bytes(b"model")
+    usual = train_faces.cache_path(tmp_path, 2000, True, detector, 2)
+    assert train_faces.cache_path(tmp_path, 2000, True, detector, 2, 1.0) == usual
+    assert "-cocked3-" in train_faces.cache_path(tmp_path, 2000, True, detector, 2, 3.0).name
+    with pytest.raises(SystemExit):
+        train_faces.main(["--photos", "x", "--cocked-scale", "-1"])
+    assert "--cocked-scale is -1.0; expected 0 to 5" in capsys.readouterr().err
