@@ -257,8 +257,8 @@ def test_flat_touching_dice_are_not_leaning(red_touching, monkeypatch) -> None:
     import vision.reader as reader
     from vision.lean import TOUCH_MARGIN, lean_excess
 
-    # the lean check's geometry alone: the face reader's second sign refuses roll 7, two
-    # flat red 2s touching corner to corner whose crops hold both (see the next test)
+    # the lean check's geometry alone, without the face reader's second sign (roll 7 holds
+    # two flat red 2s touching corner to corner whose crops hold both: see the next test)
     monkeypatch.setattr(reader, "_second_sign_reader", lambda: None)
     cal = red_touching.calibration
     touching = 0
@@ -273,16 +273,16 @@ def test_flat_touching_dice_are_not_leaning(red_touching, monkeypatch) -> None:
     assert touching >= 2  # the rolls hold touching dice
 
 
-def test_the_face_reader_s_sign_costs_a_flat_roll_of_touching_dice(red_touching) -> None:
-    # what the second sign costs (see vision.reader.FACE_DOUBT): roll 7's two flat 2s touch
-    # corner to corner, one read at 0.83, and the face reader's crop of it holds both: "no
-    # face" 0.63, so the roll is shaken again; the other flat rolls are not
-    refused = []
+def test_the_face_reader_s_sign_leaves_flat_touching_dice_alone(red_touching) -> None:
+    # the second sign (see vision.reader.FACE_DOUBT) on flat touching dice: roll 7's two 2s
+    # touch corner to corner, one read at 0.83, and the face reader's crop of it holds both.
+    # The face reader trained with more cocked dice (train_faces.py --cocked-scale 3) sees a
+    # face there; the one before saw "no face" (0.63) and had the roll shaken again
     for number in (1, 2, 4, 5, 7, 8, 10, 11):
-        frame, _ = red_touching.roll(number, 0)
-        if "leaning" in read_dice(frame, red_touching.calibration, expected=6).reason:
-            refused.append(number)
-    assert refused == [7]
+        frame, truth = red_touching.roll(number, 0)
+        reading = read_dice(frame, red_touching.calibration, expected=6)
+        assert reading.ok, f"roll {number}: {reading.reason}"
+        assert sorted(reading.values) == sorted(d["value"] for d in truth["dice"])
 
 
 def test_a_far_calibration_agrees_no_near_view() -> None:

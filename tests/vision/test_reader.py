@@ -109,9 +109,10 @@ def test_cocked_die_without_calibration_is_seldom_ok() -> None:
         frame, _ = random_scene(seed, 6, style="tower", cocked=1)
         reading = read_dice(frame, expected=6)
         caught += not reading.ok
-    # measured: 30 of 40 (76 of the first 100), and 33 (76) with the detector before the
-    # wide domain's; a calibration catches them all (test_cocked_die_is_never_ok)
-    assert caught >= 28
+    # measured: 36 of 40 (84 of the first 100) with the face reader trained with more
+    # cocked dice, 30 (76) with the one before; a calibration catches them all
+    # (test_cocked_die_is_never_ok)
+    assert caught >= 33
 
 
 def test_cocked_die_is_never_ok() -> None:
