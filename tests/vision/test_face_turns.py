@@ -104,8 +104,9 @@ def test_no_face_reads_four_turns_only_where_the_first_doubts_the_face(
     read.clear()
     bare = faces.no_face(empty, floor, 0.25)
     assert read == [1, TURNS - 1]
-    assert np.allclose(bare, faces.probabilities(empty, floor)[:, 0], atol=1e-6)
-    assert int(np.argmax(faces.probabilities(empty, floor)[0])) == 0  # the likeliest: no face
+    on_floor = faces.probabilities(empty, floor)
+    assert np.allclose(bare, on_floor[:, 0], atol=1e-6)
+    assert int(np.argmax(on_floor[0])) == 0  # the likeliest: no face
     read.clear()
     every = faces.no_face(frame, dice, 0.0)  # every die doubted: its four turns
     assert read == [len(dice), len(dice) * (TURNS - 1)]
