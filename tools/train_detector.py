@@ -241,6 +241,15 @@ def main(argv: list[str] | None = None) -> int:
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
     )
     parser.add_argument(
+        "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
+    )
+    parser.add_argument(
+        "--randconv",
+        type=float,
+        default=0.0,
+        help="chance that a crop is seen through a random convolution (0 to 1)",
+    )
+    parser.add_argument(
         "--checkpoint-minutes",
         type=float,
         default=15.0,
@@ -264,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.wide and args.finishes:
         parser.error("--wide renders its own finishes; leave out --finishes")
+    for name in ("hue", "randconv"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            parser.error(f"--{name} is {getattr(args, name)}; expected a chance from 0 to 1")
     rng = training.start_torch("train_detector", args.seed)
     import torch
 
@@ -282,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
 
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
-        x, t = training.batch_of(pools, weights, args.batch, rng)
+        x, t = training.batch_of(pools, weights, args.batch, rng, args.hue)
+        x = training.random_convolution(x, args.randconv, rng)
         return training.loss_of(net(x), t)
 
     def checkpoint(step: int) -> None:

@@ -191,39 +191,6 @@ def crop_batch(
     return crops_blob(crops)
 
 
-RANDCONV_SIDES = (1, 3, 5)  # kernel sides of the random convolutions (--randconv)
-
-
-def random_convolution(x: Any, chance: float, rng: np.random.Generator) -> Any:
-    """The batch ``x`` (N, 3, px, px) with a share ``chance`` of its crops seen through a
-    random convolution: a kernel of a random side from RANDCONV_SIDES and random weights
-    (a side of 1 mixes the colours, larger ones also change the texture), its output brought
-    to the crop's own mean and spread, then mixed with the crop in a random proportion.
-
-    This is the mixing form of RandConv (Xu, Liu, Yang and Niethammer, "Robust and
-    Generalizable Visual Representation Learning via Random Convolutions", ICLR 2021): what
-    survives a random filter is shape, so the net learns the pips' layout rather than the
-    colours and finishes of the dice it was shown.
-    """
-    import torch
-
-    picks = np.flatnonzero(rng.random(len(x)) < chance)
-    if not len(picks):
-        return x
-    out = x.clone()
-    for i in picks:
-        side = int(rng.choice(RANDCONV_SIDES))
-        weights = rng.normal(0.0, 1.0 / math.sqrt(3 * side * side), (3, 3, side, side))
-        crop = x[i : i + 1]
-        seen = torch.nn.functional.conv2d(
-            crop, torch.from_numpy(weights.astype(np.float32)), padding=side // 2
-        )
-        seen = (seen - seen.mean()) / (seen.std() + 1e-6) * crop.std() + crop.mean()
-        mix = float(rng.uniform())
-        out[i] = mix * crop[0] + (1.0 - mix) * seen[0]
-    return out
-
-
 def face_loss(no_face_weight: float = 1.0) -> Any:
     """The face reader's loss: cross entropy over no face and the six faces, lightly
     smoothed, with "no face" (a cocked die, the floor, clutter) weighing ``no_face_weight``
@@ -400,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         x = torch.from_numpy(
             crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue, args.side_jitter)
         )
-        x = random_convolution(x, args.randconv, rng)
+        x = training.random_convolution(x, args.randconv, rng)
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))
         return loss, {"loss": float(loss.detach())}
 

@@ -202,6 +202,39 @@ def rehue(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
 
 
+RANDCONV_SIDES = (1, 3, 5)  # kernel sides of the random convolutions (--randconv)
+
+
+def random_convolution(x: Any, chance: float, rng: np.random.Generator) -> Any:
+    """The batch ``x`` (N, 3, px, px) with a share ``chance`` of its crops seen through a
+    random convolution: a kernel of a random side from RANDCONV_SIDES and random weights
+    (a side of 1 mixes the colours, larger ones also change the texture), its output brought
+    to the crop's own mean and spread, then mixed with the crop in a random proportion.
+
+    This is the mixing form of RandConv (Xu, Liu, Yang and Niethammer, "Robust and
+    Generalizable Visual Representation Learning via Random Convolutions", ICLR 2021): what
+    survives a random filter is shape, so the net learns the dice's and pips' shapes rather
+    than the colours and finishes of the dice it was shown.
+    """
+    import torch
+
+    picks = np.flatnonzero(rng.random(len(x)) < chance)
+    if not len(picks):
+        return x
+    out = x.clone()
+    for i in picks:
+        side = int(rng.choice(RANDCONV_SIDES))
+        weights = rng.normal(0.0, 1.0 / math.sqrt(3 * side * side), (3, 3, side, side))
+        crop = x[i : i + 1]
+        seen = torch.nn.functional.conv2d(
+            crop, torch.from_numpy(weights.astype(np.float32)), padding=side // 2
+        )
+        seen = (seen - seen.mean()) / (seen.std() + 1e-6) * crop.std() + crop.mean()
+        mix = float(rng.uniform())
+        out[i] = mix * crop[0] + (1.0 - mix) * seen[0]
+    return out
+
+
 def targets(dice: np.ndarray, cells: int) -> dict[str, np.ndarray]:
     """Training targets on the ``cells`` x ``cells`` output grid for the dice of a crop."""
     heat = np.zeros((cells, cells), np.float32)
@@ -231,15 +264,22 @@ def targets(dice: np.ndarray, cells: int) -> dict[str, np.ndarray]:
 
 
 def batch_of(
-    items: list[list[Item]], weights: list[float], n: int, rng: np.random.Generator
+    items: list[list[Item]],
+    weights: list[float],
+    n: int,
+    rng: np.random.Generator,
+    hue: float = 0.0,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """``n`` crops drawn from the pools ``items`` by ``weights``, and their grid targets."""
+    """``n`` crops drawn from the pools ``items`` by ``weights``, and their grid targets;
+    with chance ``hue`` a crop takes another hue and saturation (``rehue``)."""
     import torch
 
     images, heat, reg, cls = [], [], [], []
     for _ in range(n):
         pool = items[int(rng.choice(len(items), p=weights))]
         crop, dice = sample(pool[int(rng.integers(len(pool)))], rng)
+        if hue and rng.random() < hue:
+            crop = rehue(crop, rng)
         blob, _ = prepare(crop)
         images.append(blob[0])
         t = targets(dice, CROP // STRIDE)

@@ -201,6 +201,32 @@ def test_face_training_refuses_options_out_of_range(
     assert error in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("option", "value"), [("--hue", "-0.1"), ("--hue", "1.5"), ("--randconv", "2")]
+)
+def test_detector_training_refuses_chances_out_of_range(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        train_detector.main(["--photos", "nowhere", option, value])
+    assert f"{option} is {float(value)}; expected a chance from 0 to 1" in capsys.readouterr().err
+
+
+@trains
+def test_detector_batches_turn_hues_only_when_asked() -> None:
+    pools = [train_detector.rendered_items(2)]
+
+    def batch(hue: float) -> np.ndarray:
+        x, _ = training.batch_of(pools, [1.0], 6, np.random.default_rng(9), hue)
+        return x.numpy()
+
+    plain, turned = batch(0.0), batch(1.0)
+    assert np.array_equal(plain, batch(0.0)) and turned.shape == plain.shape
+    # the first crop is cut the same either way; another hue keeps each pixel's brightness
+    assert not np.allclose(turned[0], plain[0], atol=0.02)
+    assert np.allclose(turned[0].max(axis=0), plain[0].max(axis=0), atol=0.03)
+
+
 def test_training_targets_mark_each_centre() -> None:
     dice = np.array([[20.0, 36.0, 40.0, 4.0], [100.0, 100.0, float("nan"), 2.0]], np.float32)
     t = training.targets(dice, 16)
@@ -290,6 +316,10 @@ def test_the_detector_trains_on_the_wide_domain_when_asked(tmp_path: Path) -> No
     photos = labelled_folder(tmp_path / "photos" / "rendered", range(950, 953))
     out, cache = tmp_path / "detector.onnx", tmp_path / "cache"
     argv = ["--photos", str(photos.parent), "--rendered", "2", "--minutes", "0.02"]
-    assert train_detector.main([*argv, "--wide", "--cache", str(cache), "--out", str(out)]) == 0
+    knobs = ["--hue", "0.5", "--randconv", "0.5"]  # both change the crops, not the targets
+    assert (
+        train_detector.main([*argv, "--wide", "--cache", str(cache), "--out", str(out), *knobs])
+        == 0
+    )
     assert [p.name for p in cache.glob("*.npz")] == ["wide-600000-2.npz"]  # the wide frames
     assert Detector(out).detect(random_scene(0, 6)[0]) is not None

@@ -113,17 +113,16 @@ def test_a_normalising_face_reader_reads_a_crop_alike_at_any_contrast(tmp_path: 
 def test_random_convolutions_change_the_chosen_crops_and_keep_their_level() -> None:
     import torch
 
-    train_faces = load_tool("train_faces")
     x = torch.rand(16, 3, 16, 16) - 0.5
     before = x.clone()
     rng = np.random.default_rng(5)
-    assert train_faces.random_convolution(x, 0.0, rng) is x
-    seen = train_faces.random_convolution(x, 1.0, rng)
+    assert training.random_convolution(x, 0.0, rng) is x
+    seen = training.random_convolution(x, 1.0, rng)
     assert seen.shape == x.shape and torch.equal(x, before), "the batch is left as it was"
     changed = (seen - x).abs().amax(dim=(1, 2, 3))
     assert bool((changed > 1e-3).all())
     assert torch.allclose(seen.mean(dim=(1, 2, 3)), x.mean(dim=(1, 2, 3)), atol=1e-5)
-    some = train_faces.random_convolution(x, 0.5, np.random.default_rng(5))
+    some = training.random_convolution(x, 0.5, np.random.default_rng(5))
     kept = int(((some - x).abs().amax(dim=(1, 2, 3)) == 0).sum())
     assert 0 < kept < 16
 
