@@ -240,15 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
     )
-    parser.add_argument(
-        "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
-    )
-    parser.add_argument(
-        "--randconv",
-        type=float,
-        default=0.0,
-        help="chance that a crop is seen through a random convolution (0 to 1)",
-    )
+    training.add_look_arguments(parser)
     parser.add_argument(
         "--checkpoint-minutes",
         type=float,
@@ -273,9 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.wide and args.finishes:
         parser.error("--wide renders its own finishes; leave out --finishes")
-    for name in ("hue", "randconv"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            parser.error(f"--{name} is {getattr(args, name)}; expected a chance from 0 to 1")
+    training.check_look_arguments(parser, args)
     rng = training.start_torch("train_detector", args.seed)
     import torch
 

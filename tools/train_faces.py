@@ -261,21 +261,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also render marbled, translucent, glinting and metal dice of every colour",
     )
     train_detector.add_form_argument(parser)
-    parser.add_argument(
-        "--hue", type=float, default=0.0, help="chance that a crop takes another hue (0 to 1)"
-    )
+    training.add_look_arguments(parser)
     parser.add_argument(
         "--side-jitter",
         type=float,
         default=SIDE_JITTER,
         help="spread of each crop's scale in log units: a detector that sizes dice by another "
         "rule (a whole die's box, not its top face) gives crops of another scale",
-    )
-    parser.add_argument(
-        "--randconv",
-        type=float,
-        default=0.0,
-        help="chance that a crop is seen through a random convolution (0 to 1)",
     )
     parser.add_argument(
         "--cocked-scale",
@@ -309,12 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, help="folder to keep the rendered frames and their crops in"
     )
     args = parser.parse_args(argv)
-    if not 0.0 <= args.hue <= 1.0:
-        parser.error(f"--hue is {args.hue}; expected a chance from 0 to 1")
+    training.check_look_arguments(parser, args)
     if not 0.0 <= args.side_jitter <= 0.5:
         parser.error(f"--side-jitter is {args.side_jitter}; expected 0 to 0.5")
-    if not 0.0 <= args.randconv <= 1.0:
-        parser.error(f"--randconv is {args.randconv}; expected a chance from 0 to 1")
     if not 0.0 <= args.cocked_scale <= 5.0:
         parser.error(f"--cocked-scale is {args.cocked_scale}; expected 0 to 5")
     if not 0.0 < args.no_face_weight <= 10.0:

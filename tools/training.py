@@ -12,6 +12,7 @@ single-stage reader's docstrings say.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import math
 import sys
@@ -203,6 +204,25 @@ def rehue(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 RANDCONV_SIDES = (1, 3, 5)  # kernel sides of the random convolutions (--randconv)
+
+
+def add_look_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--hue P`` and ``--randconv P``: the shares of the crops shown in another hue
+    (:func:`rehue`) and through a random convolution (:func:`random_convolution`)."""
+    for name, what in (
+        ("--hue", "takes another hue"),
+        ("--randconv", "is seen through a random convolution"),
+    ):
+        parser.add_argument(
+            name, type=float, default=0.0, help=f"chance that a crop {what} (0 to 1)"
+        )
+
+
+def check_look_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a one-line error when ``--hue`` or ``--randconv`` is no chance."""
+    for name, chance in (("hue", args.hue), ("randconv", args.randconv)):
+        if not 0.0 <= chance <= 1.0:
+            parser.error(f"--{name} is {chance}; expected a chance from 0 to 1")
 
 
 def random_convolution(x: Any, chance: float, rng: np.random.Generator) -> Any:

@@ -189,6 +189,7 @@ def test_face_training_turns_hues_and_keeps_greys() -> None:
     [
         ("--hue", "-0.1", "--hue is -0.1; expected a chance from 0 to 1"),
         ("--hue", "1.5", "--hue is 1.5; expected a chance from 0 to 1"),
+        ("--randconv", "-1", "--randconv is -1.0; expected a chance from 0 to 1"),
         ("--crop", "30", "--crop is 30; expected a multiple of 8 from 8 to 256"),
         ("--crop", "264", "--crop is 264; expected a multiple of 8 from 8 to 256"),
     ],
