@@ -236,6 +236,14 @@ def main(argv: list[str] | None = None) -> int:
         help="render the single-stage reader's wide domain instead (piles of 10-40 dice, "
         "oblique views, stretched pixels, clutter; tools/train_single.py)",
     )
+    parser.add_argument(
+        "--wide-form",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="form of --wide to render (default 1, the shipped detector's; 2 adds gritty "
+        "floors: concrete, terrazzo, dust)",
+    )
     parser.add_argument("--cache", type=Path, help="keep the wide domain's frames here")
     parser.add_argument(
         "--photo-share", type=float, default=0.6, help="share of crops taken from photos"
@@ -265,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.wide and args.finishes:
         parser.error("--wide renders its own finishes; leave out --finishes")
+    if args.wide_form != 1 and not args.wide:
+        parser.error(f"--wide-form {args.wide_form} needs --wide")
     training.check_look_arguments(parser, args)
     rng = training.start_torch("train_detector", args.seed)
     import torch
@@ -274,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.wide:
         import train_single  # imports this script: only when asked
 
-        rendered = train_single.cached_wide_items(args.rendered, args.cache)
+        rendered = train_single.cached_wide_items(args.rendered, args.cache, args.wide_form)
     else:
         rendered = rendered_items(args.rendered, args.finishes, form=args.finishes_form)
     pools, weights = training.crop_pools(rendered, photos, args.photo_share)

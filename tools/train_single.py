@@ -58,11 +58,22 @@ FIRST_SEED = 600_000  # rendered training scenes; the bench uses seeds from 0
 FLOORS = (*train_detector.FLOORS, (30, 30, 90), (180, 200, 210), (20, 60, 20), (160, 60, 40))
 
 
-def wide_style(rng: np.random.Generator) -> RenderStyle:
+#: The forms of the wide domain (``--wide-form``): the first, which the shipped detector was
+#: trained on, and the second, which adds gritty floors (concrete, terrazzo, dust) to a third
+#: of its scenes.
+WIDE_FORMS = (1, 2)
+
+
+def wide_style(rng: np.random.Generator, form: int = 1) -> RenderStyle:
     """A random style of the renderer's wide domain, from a tower's to far beyond the hard one."""
+    if form not in WIDE_FORMS:
+        raise ValueError(f"wide form {form}; use one of {WIDE_FORMS}")
     base = HARD if rng.random() < 0.6 else TOWER
     floors = tuple(FLOORS[int(i)] for i in rng.choice(len(FLOORS), 2, replace=False))
-    kinds = tuple(str(k) for k in rng.choice(FLOOR_KINDS, 2))
+    first_kinds = tuple(k for k in FLOOR_KINDS if k != "grit")  # the first form's draw, kept
+    kinds = tuple(str(k) for k in rng.choice(first_kinds, 2))
+    if form == 2 and rng.random() < 0.35:
+        kinds = ("grit", kinds[1])
     pips = tuple(PIP_COLORS) if rng.random() < 0.5 else tuple(sorted(PIP_COLORS))
     return dataclasses.replace(
         base,
@@ -101,13 +112,14 @@ def wide_style(rng: np.random.Generator) -> RenderStyle:
     )
 
 
-def wide_items(n: int, first_seed: int = FIRST_SEED) -> list[Item]:
-    """``n`` rendered frames of the wide domain: a quarter of them piles of 10 to 40 dice."""
+def wide_items(n: int, first_seed: int = FIRST_SEED, form: int = 1) -> list[Item]:
+    """``n`` rendered frames of the wide domain's ``form``: a quarter of them piles of 10 to
+    40 dice."""
     items = []
     for k in range(n):
         seed = first_seed + k
         rng = np.random.default_rng(seed)
-        style = wide_style(rng)
+        style = wide_style(rng, form)
         pile = rng.random() < 0.25
         die_mm = float(rng.uniform(7.0, 14.0) if pile else rng.uniform(9.0, 26.0))
         n_dice = int(rng.integers(10, 41) if pile else rng.integers(0, 13))
@@ -122,18 +134,20 @@ def wide_items(n: int, first_seed: int = FIRST_SEED) -> list[Item]:
     return items
 
 
-def cached_wide_items(n: int, cache: Path | None) -> list[Item]:
+def cached_wide_items(n: int, cache: Path | None, form: int = 1) -> list[Item]:
     """:func:`wide_items`, kept in (and read back from) ``cache`` when given: rendering
-    takes minutes, and the runs of one recipe share their frames."""
+    takes minutes, and the runs of one recipe share their frames. Each form has its own
+    file (the first keeps its name from before there were two)."""
     if cache is None:
-        return wide_items(n)
-    path = cache / f"wide-{FIRST_SEED}-{n}.npz"
+        return wide_items(n, form=form)
+    name = "wide" if form == 1 else f"wide{form}"
+    path = cache / f"{name}-{FIRST_SEED}-{n}.npz"
     if path.is_file():
         with np.load(path) as data:
             return [
                 Item(data[f"image{k}"], data[f"dice{k}"], float(data["sides"][k])) for k in range(n)
             ]
-    items = wide_items(n)
+    items = wide_items(n, form=form)
     cache.mkdir(parents=True, exist_ok=True)
     arrays = {f"image{k}": i.image for k, i in enumerate(items)}
     arrays |= {f"dice{k}": i.dice for k, i in enumerate(items)}

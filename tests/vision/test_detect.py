@@ -312,6 +312,12 @@ def test_the_wide_domain_renders_its_own_finishes(capsys: pytest.CaptureFixture[
     assert "--wide renders its own finishes; leave out --finishes" in capsys.readouterr().err
 
 
+def test_the_wide_form_needs_the_wide_domain(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        train_detector.main(["--photos", "nowhere", "--wide-form", "2"])
+    assert "--wide-form 2 needs --wide" in capsys.readouterr().err
+
+
 @trains
 def test_the_detector_trains_on_the_wide_domain_when_asked(tmp_path: Path) -> None:
     photos = labelled_folder(tmp_path / "photos" / "rendered", range(950, 953))

@@ -61,6 +61,26 @@ def test_each_kind_of_floor_shows_and_the_dice_still_read(kind: str) -> None:
     assert_pips_right(clean(floor_kinds=(kind,)))
 
 
+def test_a_gritty_floor_is_strewn_with_pip_sized_specks() -> None:
+    matte, truth = render_tray(grid_tray(VALUES), style=CLEAN, die_mm=20.0)
+    gritty, truth2 = render_tray(grid_tray(VALUES), style=clean(floor_kinds=("grit",)), die_mm=20.0)
+    assert truth2["dice"] == truth["dice"]
+    inside = floor_mask(truth, 0.8)
+    for d in truth["dice"]:  # the floor only: no die's face, nor its shadow
+        corners = np.array(d["corners"])
+        centre = corners.mean(axis=0)
+        box = (centre + (corners - centre) * 1.6).round().astype(np.int32)
+        cv2.fillConvexPoly(inside.view(np.uint8), box, 0)
+    level = float(np.median(grey(gritty)[inside]))
+    dark = ((grey(gritty) < level - 35) & inside).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    areas = stats[1:n, cv2.CC_STAT_AREA]
+    assert len(areas) >= 15  # specks strewn over the floor
+    assert np.median(areas) <= 20 and areas.max() < 200  # most a few pixels: a pip, no die
+    assert grey(matte)[inside].std() < 1.0
+    assert [count_pips(gritty, d) for d in truth2["dice"]] == VALUES
+
+
 def test_a_scene_picks_one_of_its_floor_kinds_by_seed() -> None:
     style = clean(floor_kinds=("wood", "cloth", "felt"))
     frames = [render_tray([], seed=s, style=style)[0] for s in range(6)]

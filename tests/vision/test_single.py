@@ -190,6 +190,26 @@ def test_wide_styles_are_valid_and_vary() -> None:
     assert all(i.dice.shape[1] == 4 and i.image.shape == (480, 640, 3) for i in items)
 
 
+def test_the_second_wide_form_adds_gritty_floors_and_the_first_draws_as_before() -> None:
+    seeds = range(train_single.FIRST_SEED, train_single.FIRST_SEED + 120)
+    first = [train_single.wide_style(np.random.default_rng(s)) for s in seeds]
+    second = [train_single.wide_style(np.random.default_rng(s), 2) for s in seeds]
+    assert not any("grit" in s.floor_kinds for s in first)
+    assert 0.25 < sum("grit" in s.floor_kinds for s in second) / len(seeds) < 0.55
+    same = [a.floor_kinds == b.floor_kinds for a, b in zip(first, second, strict=True)]
+    assert sum(same) > len(seeds) / 2  # the same draw, grit laid over a third of it
+    with pytest.raises(ValueError, match="wide form 3; use one of"):
+        train_single.wide_style(np.random.default_rng(0), 3)
+
+
+def test_each_wide_form_keeps_its_own_cache(tmp_path: Path) -> None:
+    second = train_single.cached_wide_items(1, tmp_path, form=2)
+    assert [p.name for p in tmp_path.glob("*.npz")] == ["wide2-600000-1.npz"]
+    again = train_single.cached_wide_items(1, tmp_path, form=2)
+    assert np.array_equal(second[0].image, again[0].image)
+    assert np.array_equal(second[0].image, train_single.wide_items(1, form=2)[0].image)
+
+
 @trains
 def test_a_short_training_run_exports_a_model_the_loader_takes(tmp_path: Path) -> None:
     photos = labelled_folder(tmp_path / "photos" / "rendered", range(950, 953))

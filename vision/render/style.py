@@ -52,8 +52,9 @@ ALL_DIE_COLORS: dict[str, Color] = {**DIE_COLORS, **MORE_DIE_COLORS}
 ALL_PIP_COLORS: dict[str, Color] = {**PIP_COLORS, **MORE_PIP_COLORS}
 #: The pip palette of the named styles.
 CLASSIC_PIPS = tuple(PIP_COLORS)
-#: Kinds of floor a scene may have (``matte`` is the tower's).
-FLOOR_KINDS = ("matte", "wood", "cloth", "felt", "printed", "glossy")
+#: Kinds of floor a scene may have (``matte`` is the tower's; ``grit``: concrete, terrazzo or a
+#: dusty board, whose specks look like a small die's single pip).
+FLOOR_KINDS = ("matte", "wood", "cloth", "felt", "printed", "glossy", "grit")
 #: Least difference in grey level between a die and its pips: pips always contrast.
 MIN_PIP_CONTRAST = 90.0
 #: The least a style's ``pip_contrast`` may be: red pips on black dice (52) pass, none on their

@@ -50,6 +50,10 @@ def floor_gain(kind: str, h: int, w: int, rng: np.random.Generator) -> NDArray[n
         width = float(rng.uniform(0.06, 0.2)) * max(h, w)
         band = np.exp(-(((along - centre) / width) ** 2))
         gain = 1.0 + float(rng.uniform(0.35, 0.8)) * band + 0.02 * _field(h, w, 6, rng)
+    elif kind == "grit":  # cast stone: a slow mottle and a fine sandy grain
+        fine = rng.normal(0, 1, (h, w)).astype(np.float32)
+        sand = cv2.GaussianBlur(fine, (0, 0), float(rng.uniform(0.6, 1.2)))
+        gain = 1.0 + 0.06 * _field(h, w, 4, rng) + float(rng.uniform(0.04, 0.12)) * sand
     else:  # "printed": the board's own print is drawn by print_board; a smooth card here
         gain = 1.0 + 0.02 * _field(h, w, 6, rng)
     return np.asarray(gain, np.float32)
@@ -79,6 +83,33 @@ def print_board(image: Frame, floor: Color, rng: np.random.Generator) -> None:
             cv2.rectangle(image, (x0, y), (x0 + size, y + size + 2), ink, -1)
 
 
+def scatter_grit(image: Frame, floor: Color, rng: np.random.Generator) -> None:
+    """Specks of every size over ``image`` (whose colour is ``floor``): concrete's dark grains
+    and pores, terrazzo's light and coloured chips, dust and crumbs. Most are dark and a few
+    pixels across, as a small die's single pip is, but with no die round them."""
+    h, w = image.shape[:2]
+    tone = np.asarray(floor, np.float32)
+    count = int(h * w * float(rng.uniform(1e-4, 1.5e-3)))
+    shift = 4  # sub-pixel centres and axes: cv2 draws in 1/16 px
+    for _ in range(count):
+        draw = rng.random()
+        if draw < 0.7:  # a dark grain or pore
+            color = tone * float(rng.uniform(0.15, 0.65))
+        elif draw < 0.9:  # a light chip
+            color = tone + (255 - tone) * float(rng.uniform(0.3, 0.8))
+        else:  # a chip of another stone
+            color = rng.integers(20, 236, 3).astype(np.float32)
+        radius = float(np.exp(rng.uniform(math.log(0.5), math.log(3.5))))
+        if rng.random() < 0.08:
+            radius = float(rng.uniform(3.5, 7.0))
+        axes = (radius, radius * float(rng.uniform(0.5, 1.0)))
+        centre = (int(rng.uniform(0, w) * 16), int(rng.uniform(0, h) * 16))
+        size = (max(1, int(axes[0] * 16)), max(1, int(axes[1] * 16)))
+        angle = float(rng.uniform(0, 180))
+        paint = tuple(float(v) for v in color)
+        cv2.ellipse(image, centre, size, angle, 0, 360, paint, -1, cv2.LINE_AA, shift)
+
+
 def dress_floor(
     background: Frame,
     floor_px: NDArray[np.float64],
@@ -97,6 +128,13 @@ def dress_floor(
             tones = ((120, 165, 200), (70, 110, 160), (45, 70, 110), (150, 190, 215))
             tone = tones[int(rng.integers(len(tones)))]
             dressed[:] = tone
+        if kind == "grit":  # mostly a cast stone's own grey, from pale to dark
+            stone = floor
+            if rng.random() < 0.6:
+                level, warmth = int(rng.integers(110, 206)), int(rng.integers(-8, 13))
+                stone = (level - warmth, level, level + warmth)
+                dressed[:] = stone
+            scatter_grit(dressed, stone, rng)
         if kind == "printed":
             print_board(dressed, floor, rng)
         gain = floor_gain(kind, h, w, rng)
