@@ -43,9 +43,10 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: glinting dice of the first. 3: translucent dice showing their hidden faces' pips, dull
 #: coloured pips, a ring light's arc, swirled bodies, the lamp's glossy spot, and touching
 #: dice turned against each other (a neighbour's pips in the face reader's crop), beside the
-#: second's.
-FinishForm = Literal[2, 3]
-FINISH_FORMS: tuple[FinishForm, ...] = (2, 3)
+#: second's. 4: the third's, with a gritty floor (concrete, terrazzo, dust) under two scenes
+#: in five, whose specks a face reader must call "no face".
+FinishForm = Literal[2, 3, 4]
+FINISH_FORMS: tuple[FinishForm, ...] = (2, 3, 4)
 LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left out
 
 
@@ -80,7 +81,8 @@ def rendered_style(
     colour, and pips of a close grey but another hue such as red on black, translucent dice
     that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies,
     glossy sets and touching dice turned against each other (``FINISHES``). ``form`` 2 draws
-    the second form's finishes only, frame for frame as before the third was added.
+    the second form's finishes only, frame for frame as before the third was added; 4 lays
+    a gritty floor under two scenes in five, the third's scenes otherwise.
     ``cocked_scale`` multiplies each style's chance of a cocked die (the same scenes drawn
     otherwise, with more or fewer dice leaning).
     """
@@ -118,7 +120,7 @@ def rendered_style(
     )
     if form == 2:
         return second
-    return dataclasses.replace(
+    third = dataclasses.replace(
         second,
         show_through=float(rng.uniform(0.5, 1.0)),
         dull_pips=float(rng.uniform(0.0, 0.4)),
@@ -130,6 +132,9 @@ def rendered_style(
         touching=float(rng.uniform(0.4, 0.9)),
         touch_turn=float(rng.uniform(0.0, 45.0)) * float(rng.random() < 0.5),
     )
+    if form == 3:
+        return third
+    return dataclasses.replace(third, floor_kinds=("grit",) if rng.random() < 0.4 else ("matte",))
 
 
 def add_form_argument(parser: argparse.ArgumentParser) -> None:
@@ -139,7 +144,8 @@ def add_form_argument(parser: argparse.ArgumentParser) -> None:
         type=int,
         choices=FINISH_FORMS,
         default=LATEST_FORM,
-        help=f"form of --finishes to render (default {LATEST_FORM}; 2: the one measured left out)",
+        help=f"form of --finishes to render (default {LATEST_FORM}; 2: the shipped face "
+        "reader's; 4: the third with gritty floors)",
     )
 
 

@@ -230,4 +230,18 @@ def test_the_second_finishes_form_can_still_be_drawn_frame_for_frame() -> None:
         "faces-800000-5-finishes2-"
     )
     with pytest.raises(SystemExit):
-        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "4"])
+        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "5"])
+
+
+def test_the_fourth_finishes_form_lays_grit_under_the_third_forms_scenes() -> None:
+    grit = 0
+    for seed in range(40):
+        third = train_detector.rendered_style(np.random.default_rng(seed), True, form=3)
+        fourth = train_detector.rendered_style(np.random.default_rng(seed), True, form=4)
+        assert third.floor_kinds == ("matte",) and fourth.floor_kinds in {("matte",), ("grit",)}
+        assert dataclasses.replace(fourth, floor_kinds=("matte",)) == third
+        grit += fourth.floor_kinds == ("grit",)
+    assert 8 <= grit <= 24  # two scenes in five
+    assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 4).name.startswith(
+        "faces-800000-5-finishes4-"
+    )
