@@ -90,7 +90,8 @@ def scatter_grit(image: Frame, floor: Color, rng: np.random.Generator) -> None:
     h, w = image.shape[:2]
     tone = np.asarray(floor, np.float32)
     count = int(h * w * float(rng.uniform(1e-4, 1.5e-3)))
-    shift = 4  # sub-pixel centres and axes: cv2 draws in 1/16 px
+    shift = 4  # sub-pixel centres and axes: cv2 draws in 1/2**shift px
+    unit = 1 << shift
     for _ in range(count):
         draw = rng.random()
         if draw < 0.7:  # a dark grain or pore
@@ -103,8 +104,8 @@ def scatter_grit(image: Frame, floor: Color, rng: np.random.Generator) -> None:
         if rng.random() < 0.08:
             radius = float(rng.uniform(3.5, 7.0))
         axes = (radius, radius * float(rng.uniform(0.5, 1.0)))
-        centre = (int(rng.uniform(0, w) * 16), int(rng.uniform(0, h) * 16))
-        size = (max(1, int(axes[0] * 16)), max(1, int(axes[1] * 16)))
+        centre = (int(rng.uniform(0, w) * unit), int(rng.uniform(0, h) * unit))
+        size = (max(1, int(axes[0] * unit)), max(1, int(axes[1] * unit)))
         angle = float(rng.uniform(0, 180))
         paint = tuple(float(v) for v in color)
         cv2.ellipse(image, centre, size, angle, 0, 360, paint, -1, cv2.LINE_AA, shift)
