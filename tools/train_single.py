@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 import train_detector  # the sibling scripts: a script's own folder is on sys.path
 import training
+from train_detector import WIDE_FORMS, WideForm
 from training import Item, Schedule
 
 from vision.detect import OUTPUTS, SINGLE_FILE
@@ -58,13 +59,7 @@ FIRST_SEED = 600_000  # rendered training scenes; the bench uses seeds from 0
 FLOORS = (*train_detector.FLOORS, (30, 30, 90), (180, 200, 210), (20, 60, 20), (160, 60, 40))
 
 
-#: The forms of the wide domain (``--wide-form``): the first, which the shipped detector was
-#: trained on, and the second, which adds gritty floors (concrete, terrazzo, dust) to a third
-#: of its scenes.
-WIDE_FORMS = (1, 2)
-
-
-def wide_style(rng: np.random.Generator, form: int = 1) -> RenderStyle:
+def wide_style(rng: np.random.Generator, form: WideForm = 1) -> RenderStyle:
     """A random style of the renderer's wide domain, from a tower's to far beyond the hard one."""
     if form not in WIDE_FORMS:
         raise ValueError(f"wide form {form}; use one of {WIDE_FORMS}")
@@ -112,7 +107,7 @@ def wide_style(rng: np.random.Generator, form: int = 1) -> RenderStyle:
     )
 
 
-def wide_items(n: int, first_seed: int = FIRST_SEED, form: int = 1) -> list[Item]:
+def wide_items(n: int, first_seed: int = FIRST_SEED, form: WideForm = 1) -> list[Item]:
     """``n`` rendered frames of the wide domain's ``form``: a quarter of them piles of 10 to
     40 dice."""
     items = []
@@ -134,7 +129,7 @@ def wide_items(n: int, first_seed: int = FIRST_SEED, form: int = 1) -> list[Item
     return items
 
 
-def cached_wide_items(n: int, cache: Path | None, form: int = 1) -> list[Item]:
+def cached_wide_items(n: int, cache: Path | None, form: WideForm = 1) -> list[Item]:
     """:func:`wide_items`, kept in (and read back from) ``cache`` when given: rendering
     takes minutes, and the runs of one recipe share their frames. Each form has its own
     file (the first keeps its name from before there were two)."""
