@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 
 from vision.bench import bench_style
-from vision.detect import FACES_FILE, Detector, FaceReader, load_detector
+from vision.detect import DETECTOR_FILE, FACES_FILE, Detector, FaceReader
 from vision.learned import read_learned
 from vision.reading import check_frame
 from vision.render import random_scene
@@ -67,7 +67,7 @@ def hard_row(detector: Detector, faces: FaceReader, first: int, n: int) -> dict[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--faces", type=Path, default=FACES_FILE, help="the face reader")
-    parser.add_argument("--detector", type=Path, help="the detector (default: the shipped one)")
+    parser.add_argument("--detector", type=Path, default=DETECTOR_FILE, help="the detector")
     parser.add_argument("--frames", type=int, default=400, help="seeds per set")
     parser.add_argument("--first-seed", type=int, default=0, help="the first seed of each set")
     args = parser.parse_args(argv)
@@ -77,13 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--first-seed {args.first_seed}: give a seed, 0 or more")
     try:
         faces = FaceReader(args.faces)
-        detector = Detector(args.detector) if args.detector else load_detector()
+        detector = Detector(args.detector)
     except ValueError as exc:
         parser.error(str(exc))
-    if detector is None:
-        parser.error("no detector is installed: pass --detector MODEL.onnx")
     cv2.setNumThreads(1)
-    model = {"faces": str(args.faces), "detector": str(detector.path)}
+    model = {"faces": str(args.faces), "detector": str(args.detector)}
     for row in (
         tower_row(detector, faces, args.first_seed, args.frames),
         hard_row(detector, faces, args.first_seed, args.frames),
