@@ -44,9 +44,10 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: coloured pips, a ring light's arc, swirled bodies, the lamp's glossy spot, and touching
 #: dice turned against each other (a neighbour's pips in the face reader's crop), beside the
 #: second's. 4: the third's, with a gritty floor (concrete, terrazzo, dust) under two scenes
-#: in five, whose specks a face reader must call "no face".
-FinishForm = Literal[2, 3, 4]
-FINISH_FORMS: tuple[FinishForm, ...] = (2, 3, 4)
+#: in five, whose specks a face reader must call "no face". 5: the fourth's scenes with the
+#: touching dice squared up against each other, never turned (the same draws otherwise).
+FinishForm = Literal[2, 3, 4, 5]
+FINISH_FORMS: tuple[FinishForm, ...] = (2, 3, 4, 5)
 LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left out
 
 
@@ -89,7 +90,8 @@ def rendered_style(
     that show their hidden faces' pips, dull coloured pips, a ring light's arc, swirled bodies,
     glossy sets and touching dice turned against each other (``FINISHES``). ``form`` 2 draws
     the second form's finishes only, frame for frame as before the third was added; 4 lays
-    a gritty floor under two scenes in five, the third's scenes otherwise.
+    a gritty floor under two scenes in five, the third's scenes otherwise; 5 draws the
+    fourth's scenes with no touching die turned against its neighbour.
     ``cocked_scale`` multiplies each style's chance of a cocked die (the same scenes drawn
     otherwise, with more or fewer dice leaning).
     """
@@ -141,7 +143,10 @@ def rendered_style(
     )
     if form == 3:
         return third
-    return dataclasses.replace(third, floor_kinds=("grit",) if rng.random() < 0.4 else ("matte",))
+    fourth = dataclasses.replace(third, floor_kinds=("grit",) if rng.random() < 0.4 else ("matte",))
+    if form == 4:
+        return fourth
+    return dataclasses.replace(fourth, touch_turn=0.0)
 
 
 def add_form_argument(parser: argparse.ArgumentParser) -> None:
@@ -152,7 +157,7 @@ def add_form_argument(parser: argparse.ArgumentParser) -> None:
         choices=FINISH_FORMS,
         default=LATEST_FORM,
         help=f"form of --finishes to render (default {LATEST_FORM}; 2: the shipped face "
-        "reader's; 4: the third with gritty floors)",
+        "reader's; 4: the third with gritty floors; 5: the fourth without turned neighbours)",
     )
 
 

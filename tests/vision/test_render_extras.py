@@ -230,7 +230,7 @@ def test_the_second_finishes_form_can_still_be_drawn_frame_for_frame() -> None:
         "faces-800000-5-finishes2-"
     )
     with pytest.raises(SystemExit):
-        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "5"])
+        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "6"])
 
 
 def test_the_fourth_finishes_form_lays_grit_under_the_third_forms_scenes() -> None:
@@ -244,4 +244,18 @@ def test_the_fourth_finishes_form_lays_grit_under_the_third_forms_scenes() -> No
     assert 8 <= grit <= 24  # two scenes in five
     assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 4).name.startswith(
         "faces-800000-5-finishes4-"
+    )
+
+
+def test_the_fifth_finishes_form_squares_up_the_fourths_touching_dice() -> None:
+    turned = 0
+    for seed in range(40):
+        fourth = train_detector.rendered_style(np.random.default_rng(seed), True, form=4)
+        fifth = train_detector.rendered_style(np.random.default_rng(seed), True, form=5)
+        assert fifth.touch_turn == 0.0 and fifth.touching >= 0.4
+        assert dataclasses.replace(fourth, touch_turn=0.0) == fifth
+        turned += fourth.touch_turn > 0.0
+    assert turned >= 10  # the fourth turns about half its styles' touching dice
+    assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 5).name.startswith(
+        "faces-800000-5-finishes5-"
     )
