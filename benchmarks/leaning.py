@@ -28,7 +28,6 @@ from pathlib import Path
 
 import cv2
 
-from vision.bench import bench_style
 from vision.detect import DETECTOR_FILE, FACES_FILE, Detector, FaceReader
 from vision.learned import read_learned
 from vision.reading import check_frame
@@ -46,11 +45,10 @@ def tower_row(detector: Detector, faces: FaceReader, first: int, n: int) -> dict
 
 def hard_row(detector: Detector, faces: FaceReader, first: int, n: int) -> dict[str, object]:
     """The bench's hard frames: leaning, partly hidden and flat frames counted apart."""
-    style = bench_style("hard")
     counts = dict.fromkeys(("leaning", "leaning_passed", "hidden_only", "hidden_passed"), 0)
     flat = flat_ok = 0
     for seed in range(first, first + n):
-        frame, truth = random_scene(seed, 6, style=style)
+        frame, truth = random_scene(seed, 6, style="hard")
         ok = read_learned(check_frame(frame), detector, 6, faces=faces).ok
         if any(d["cocked"] for d in truth["dice"]):
             counts["leaning"] += 1
