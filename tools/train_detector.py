@@ -91,7 +91,8 @@ def rendered_style(
     glossy sets and touching dice turned against each other (``FINISHES``). ``form`` 2 draws
     the second form's finishes only, frame for frame as before the third was added; 4 lays
     a gritty floor under two scenes in five, the third's scenes otherwise; 5 draws the
-    fourth's scenes with no touching die turned against its neighbour.
+    fourth's scenes with no touching die turned against its neighbour; 6 the fourth's
+    with no translucent die showing its hidden faces' pips.
     ``cocked_scale`` multiplies each style's chance of a cocked die (the same scenes drawn
     otherwise, with more or fewer dice leaning).
     """
@@ -146,7 +147,9 @@ def rendered_style(
     fourth = dataclasses.replace(third, floor_kinds=("grit",) if rng.random() < 0.4 else ("matte",))
     if form == 4:
         return fourth
-    return dataclasses.replace(fourth, touch_turn=0.0)
+    if form == 5:
+        return dataclasses.replace(fourth, touch_turn=0.0)
+    return dataclasses.replace(fourth, show_through=0.0)
 
 
 def add_form_argument(parser: argparse.ArgumentParser) -> None:
@@ -157,7 +160,8 @@ def add_form_argument(parser: argparse.ArgumentParser) -> None:
         choices=FINISH_FORMS,
         default=LATEST_FORM,
         help=f"form of --finishes to render (default {LATEST_FORM}; 2: the shipped face "
-        "reader's; 4: the third with gritty floors; 5: the fourth without turned neighbours)",
+        "reader's; 4: the third with gritty floors; 5: the fourth without turned neighbours; "
+        "6: the fourth without hidden pips showing through)",
     )
 
 

@@ -230,7 +230,7 @@ def test_the_second_finishes_form_can_still_be_drawn_frame_for_frame() -> None:
         "faces-800000-5-finishes2-"
     )
     with pytest.raises(SystemExit):
-        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "6"])
+        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "7"])
 
 
 def test_the_fourth_finishes_form_lays_grit_under_the_third_forms_scenes() -> None:
@@ -258,4 +258,18 @@ def test_the_fifth_finishes_form_squares_up_the_fourths_touching_dice() -> None:
     assert turned >= 10  # the fourth turns about half its styles' touching dice
     assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 5).name.startswith(
         "faces-800000-5-finishes5-"
+    )
+
+
+def test_the_sixth_finishes_form_hides_the_fourths_show_through_pips() -> None:
+    shown = 0
+    for seed in range(40):
+        fourth = train_detector.rendered_style(np.random.default_rng(seed), True, form=4)
+        sixth = train_detector.rendered_style(np.random.default_rng(seed), True, form=6)
+        assert sixth.show_through == 0.0 and sixth.translucent == fourth.translucent
+        assert dataclasses.replace(fourth, show_through=0.0) == sixth
+        shown += fourth.show_through > 0.0
+    assert shown == 40  # every fourth-form style lets a translucent die show its pips
+    assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 6).name.startswith(
+        "faces-800000-5-finishes6-"
     )
