@@ -45,9 +45,10 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: dice turned against each other (a neighbour's pips in the face reader's crop), beside the
 #: second's. 4: the third's, with a gritty floor (concrete, terrazzo, dust) under two scenes
 #: in five, whose specks a face reader must call "no face". 5: the fourth's scenes with the
-#: touching dice squared up against each other, never turned (the same draws otherwise).
-FinishForm = Literal[2, 3, 4, 5]
-FINISH_FORMS: tuple[FinishForm, ...] = (2, 3, 4, 5)
+#: touching dice squared up against each other, never turned (the same draws otherwise). 6:
+#: the fourth's scenes with no translucent die showing its hidden faces' pips.
+FinishForm = Literal[2, 3, 4, 5, 6]
+FINISH_FORMS: tuple[FinishForm, ...] = (2, 3, 4, 5, 6)
 LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left out
 
 
