@@ -4,8 +4,10 @@ bodies; off by default, and every older style's frames kept byte for byte."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import hashlib
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +272,17 @@ def test_the_sixth_finishes_form_hides_the_fourths_show_through_pips() -> None:
         assert dataclasses.replace(fourth, show_through=0.0) == sixth
         shown += fourth.show_through > 0.0
     assert shown == 40  # every fourth-form style lets a translucent die show its pips
+    parser = argparse.ArgumentParser()
+    train_detector.add_form_argument(parser)
+    assert parser.parse_args(["--finishes-form", "6"]).finishes_form == 6
     assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 6).name.startswith(
         "faces-800000-5-finishes6-"
     )
+
+
+def test_the_form_option_takes_every_form_the_recipe_draws() -> None:
+    parser = argparse.ArgumentParser()
+    train_detector.add_form_argument(parser)
+    for form in typing.get_args(train_detector.FinishForm):
+        assert parser.parse_args(["--finishes-form", str(form)]).finishes_form == form
+    assert typing.get_args(train_detector.FinishForm) == train_detector.FINISH_FORMS
