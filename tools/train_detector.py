@@ -21,7 +21,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import training  # the tools' shared parts: a script's own folder is on sys.path
@@ -48,7 +48,7 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: touching dice squared up against each other, never turned (the same draws otherwise). 6:
 #: the fourth's scenes with no translucent die showing its hidden faces' pips.
 FinishForm = Literal[2, 3, 4, 5, 6]
-FINISH_FORMS: tuple[FinishForm, ...] = (2, 3, 4, 5, 6)
+FINISH_FORMS: tuple[FinishForm, ...] = get_args(FinishForm)  # the option's choices
 LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left out
 
 
@@ -56,7 +56,7 @@ LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left
 #: one the shipped detector was trained on; 2, the first with gritty floors (concrete,
 #: terrazzo, dust) under a third of its scenes.
 WideForm = Literal[1, 2]
-WIDE_FORMS: tuple[WideForm, ...] = (1, 2)
+WIDE_FORMS: tuple[WideForm, ...] = get_args(WideForm)
 
 
 def finishes_name(form: FinishForm) -> str:
