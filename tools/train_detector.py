@@ -46,8 +46,9 @@ FIRST_SEED = 700_000  # rendered training scenes; the bench uses seeds from 0
 #: second's. 4: the third's, with a gritty floor (concrete, terrazzo, dust) under two scenes
 #: in five, whose specks a face reader must call "no face". 5: the fourth's scenes with the
 #: touching dice squared up against each other, never turned (the same draws otherwise). 6:
-#: the fourth's scenes with no translucent die showing its hidden faces' pips.
-FinishForm = Literal[2, 3, 4, 5, 6]
+#: the fourth's scenes with no translucent die showing its hidden faces' pips. 7: the fourth's
+#: scenes with the gritty floor under three scenes in twenty (the same draw, a lower bar).
+FinishForm = Literal[2, 3, 4, 5, 6, 7]
 FINISH_FORMS: tuple[FinishForm, ...] = get_args(FinishForm)  # the option's choices
 LATEST_FORM: FinishForm = 3  # the second is the one measured with a source left out
 
@@ -93,7 +94,8 @@ def rendered_style(
     the second form's finishes only, frame for frame as before the third was added; 4 lays
     a gritty floor under two scenes in five, the third's scenes otherwise; 5 draws the
     fourth's scenes with no touching die turned against its neighbour; 6 the fourth's
-    with no translucent die showing its hidden faces' pips.
+    with no translucent die showing its hidden faces' pips; 7 the fourth's with the gritty
+    floor under three scenes in twenty, the other scenes' floors matte.
     ``cocked_scale`` multiplies each style's chance of a cocked die (the same scenes drawn
     otherwise, with more or fewer dice leaning).
     """
@@ -145,12 +147,15 @@ def rendered_style(
     )
     if form == 3:
         return third
-    fourth = dataclasses.replace(third, floor_kinds=("grit",) if rng.random() < 0.4 else ("matte",))
+    floor = rng.random()  # the fourth's floor draw: grit below 0.4 (the seventh: below 0.15)
+    fourth = dataclasses.replace(third, floor_kinds=("grit",) if floor < 0.4 else ("matte",))
     if form == 4:
         return fourth
     if form == 5:
         return dataclasses.replace(fourth, touch_turn=0.0)
-    return dataclasses.replace(fourth, show_through=0.0)
+    if form == 6:
+        return dataclasses.replace(fourth, show_through=0.0)
+    return dataclasses.replace(fourth, floor_kinds=("grit",) if floor < 0.15 else ("matte",))
 
 
 def add_form_argument(parser: argparse.ArgumentParser) -> None:
@@ -162,7 +167,8 @@ def add_form_argument(parser: argparse.ArgumentParser) -> None:
         default=LATEST_FORM,
         help=f"form of --finishes to render (default {LATEST_FORM}; 2: the shipped face "
         "reader's; 4: the third with gritty floors; 5: the fourth without turned neighbours; "
-        "6: the fourth without hidden pips showing through)",
+        "6: the fourth without hidden pips showing through; 7: the fourth with fewer "
+        "gritty floors)",
     )
 
 

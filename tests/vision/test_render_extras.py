@@ -232,7 +232,7 @@ def test_the_second_finishes_form_can_still_be_drawn_frame_for_frame() -> None:
         "faces-800000-5-finishes2-"
     )
     with pytest.raises(SystemExit):
-        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "7"])
+        train_faces.main(["--photos", "x", "--finishes", "--finishes-form", "8"])
 
 
 def test_the_fourth_finishes_form_lays_grit_under_the_third_forms_scenes() -> None:
@@ -277,6 +277,22 @@ def test_the_sixth_finishes_form_hides_the_fourths_show_through_pips() -> None:
     assert parser.parse_args(["--finishes-form", "6"]).finishes_form == 6
     assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 6).name.startswith(
         "faces-800000-5-finishes6-"
+    )
+
+
+def test_the_seventh_finishes_form_lays_grit_under_fewer_of_the_fourths_scenes() -> None:
+    grit = {4: 0, 7: 0}
+    for seed in range(200):
+        fourth = train_detector.rendered_style(np.random.default_rng(seed), True, form=4)
+        seventh = train_detector.rendered_style(np.random.default_rng(seed), True, form=7)
+        assert dataclasses.replace(seventh, floor_kinds=fourth.floor_kinds) == fourth
+        if seventh.floor_kinds == ("grit",):
+            assert fourth.floor_kinds == ("grit",)  # a gritty floor of the fourth's, kept
+        grit[4] += fourth.floor_kinds == ("grit",)
+        grit[7] += seventh.floor_kinds == ("grit",)
+    assert 60 <= grit[4] <= 100 and 15 <= grit[7] <= 45  # two in five; three in twenty
+    assert train_faces.cache_path(Path("c"), 5, True, DETECTOR_FILE, 7).name.startswith(
+        "faces-800000-5-finishes7-"
     )
 
 
