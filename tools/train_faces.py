@@ -46,6 +46,9 @@ from vision.detect import (
 from vision.reading import Die
 
 FIRST_SEED = 800_000
+#: the class of a finding that matches no labelled die (the floor, a speck, clutter): "no face"
+#: in the exported model, a class of its own while training with ``--split-no-face``
+NO_DIE = CLASSES
 #: frames, and per crop: its frame, (centre x, centre y, side), its class
 Examples = tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]
 
@@ -54,7 +57,7 @@ def examples(items: list[Item], detector: Detector) -> Examples:
     """(frame index, centre x, centre y, side) of every crop to learn from, and its class.
 
     The detector's findings matched to a labelled die take the label's class (0 for a cocked
-    die); the others are "no face". Labelled dice the detector missed are taken at their
+    die); the others are ``NO_DIE``. Labelled dice the detector missed are taken at their
     labelled centre, with the label's side or the frame's typical one.
     """
     frames: list[np.ndarray] = []
@@ -75,7 +78,7 @@ def examples(items: list[Item], detector: Detector) -> Examples:
         for i, d in enumerate(found):
             if i not in matched:
                 rows.append((k, d.centre[0], d.centre[1], d.side))
-                classes.append(0)
+                classes.append(NO_DIE)
         for j, label in enumerate(labels):
             if j not in seen:
                 rows.append((k, label.center[0], label.center[1], label.size))
@@ -100,7 +103,8 @@ def cache_path(
     recipe = f"-{train_detector.finishes_name(form)}" if finishes else ""
     if cocked_scale != 1.0:
         recipe += f"-cocked{cocked_scale:g}"
-    return cache / f"faces-{FIRST_SEED}-{n}{recipe}-{key}.npz"
+    # "-nodie": findings of no labelled die are kept as NO_DIE (earlier caches held them as 0)
+    return cache / f"faces-{FIRST_SEED}-{n}{recipe}-{key}-nodie.npz"
 
 
 def rendered_examples(
@@ -131,6 +135,7 @@ def rendered_examples(
         good = (
             len(frames) == n
             and index.shape == classes.shape == (len(geometry),)
+            and (len(classes) == 0 or 0 <= classes.min() <= classes.max() <= NO_DIE)
             and geometry.shape[1:] == (3,)
             and (len(index) == 0 or 0 <= index.min() <= index.max() < n)
             and all(f.ndim == 3 and f.shape[2] == 3 and f.dtype == np.uint8 for f in frames)
@@ -191,16 +196,38 @@ def crop_batch(
     return crops_blob(crops)
 
 
-def face_loss(no_face_weight: float = 1.0) -> Any:
-    """The face reader's loss: cross entropy over no face and the six faces, lightly
-    smoothed, with "no face" (a cocked die, the floor, clutter) weighing ``no_face_weight``
-    times a face, so that a recipe rich in faces still learns to call a leaning die none."""
+def face_loss(no_face_weight: float = 1.0, classes: int = CLASSES) -> Any:
+    """The face reader's loss: cross entropy over no face and the six faces (and with
+    ``classes`` CLASSES + 1, no die apart), lightly smoothed, with "no face" (a cocked die, the
+    floor, clutter) weighing ``no_face_weight`` times a face, so that a recipe rich in faces
+    still learns to call a leaning die none."""
     import torch
     from torch import nn
 
-    weight = torch.ones(CLASSES)
+    weight = torch.ones(classes)
     weight[0] = no_face_weight
+    weight[CLASSES:] = no_face_weight
     return nn.CrossEntropyLoss(weight=weight, label_smoothing=0.05)
+
+
+def join_no_face(net: Any) -> Any:
+    """A net of CLASSES + 1 outputs (``NO_DIE`` apart) as one of CLASSES: the log-sum of its
+    "no face" and "no die" logits as "no face", so the softmax of the output gives "no face"
+    the two classes' probability together and each face its own, as a reader of CLASSES does."""
+    import torch
+    from torch import nn
+
+    class Joined(nn.Module):
+        def __init__(self, inner: nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            logits = self.inner(x)
+            none = torch.logsumexp(logits[:, [0, NO_DIE]], dim=1, keepdim=True)
+            return torch.cat([none, logits[:, 1:NO_DIE]], dim=1)
+
+    return Joined(net)
 
 
 #: a crop's own contrast floor for ``normalise``, in the variance of the [-0.5, 0.5] input
@@ -209,7 +236,11 @@ CROP_EPS = 1e-3
 
 
 def build_net(
-    px: int, widths: tuple[int, ...], batch_norm: bool = True, normalise: bool = False
+    px: int,
+    widths: tuple[int, ...],
+    batch_norm: bool = True,
+    normalise: bool = False,
+    classes: int = CLASSES,
 ) -> Any:
     """Three stages of two convolutions each, then one layer over the (px/8)^2 map.
 
@@ -237,7 +268,7 @@ def build_net(
         *stage(widths[1], widths[2]),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(widths[2] * (px // 8) ** 2, CLASSES),
+        nn.Linear(widths[2] * (px // 8) ** 2, classes),
     )
 
 
@@ -283,6 +314,12 @@ def main(argv: list[str] | None = None) -> int:
         help="weight of the 'no face' class in the loss, against 1 for each face",
     )
     parser.add_argument(
+        "--split-no-face",
+        action="store_true",
+        help="learn a finding of no die (the floor, a speck) apart from a cocked die; the "
+        "exported model joins the two as 'no face'",
+    )
+    parser.add_argument(
         "--normalise",
         action="store_true",
         help="bring each crop's channels to its own mean and contrast inside the model",
@@ -310,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"--no-face-weight is {args.no_face_weight}; expected a weight above 0, at most 10"
         )
+    if args.split_no_face and args.init is not None:
+        parser.error("--split-no-face trains a new net; it cannot fine-tune --init's")
     if not crop_side_ok(args.crop):
         parser.error(f"--crop is {args.crop}; expected {CROP_RULE}")
     try:
@@ -335,21 +374,26 @@ def main(argv: list[str] | None = None) -> int:
     index = np.concatenate([index, more[1] + len(photos)])
     geometry = np.concatenate([geometry, more[2]])
     classes = np.concatenate([classes, more[3]])
+    outputs = CLASSES + 1 if args.split_no_face else CLASSES
+    if not args.split_no_face:
+        classes[classes == NO_DIE] = 0  # one "no face" for a cocked die and a finding of none
     from_photo = index < len(photos)
     print(
         f"{len(classes)} crops ({from_photo.sum()} from photos), per class "
-        f"{np.bincount(classes, minlength=CLASSES).tolist()}",
+        f"{np.bincount(classes, minlength=outputs).tolist()}",
         file=sys.stderr,
     )
     # photos and renders in equal shares, whatever their numbers
     n_photo, n_rendered = max(int(from_photo.sum()), 1), max(int((~from_photo).sum()), 1)
     weights = np.where(from_photo, 0.5 / n_photo, 0.5 / n_rendered)
     weights /= weights.sum()
-    net = build_net(args.crop, widths, batch_norm=args.init is None, normalise=args.normalise)
+    net = build_net(
+        args.crop, widths, batch_norm=args.init is None, normalise=args.normalise, classes=outputs
+    )
     if args.init is not None:
         training.load_exported(net, args.init)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    loss_fn = face_loss(args.no_face_weight)
+    loss_fn = face_loss(args.no_face_weight, outputs)
 
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
         picks = rng.choice(len(classes), size=args.batch, p=weights)
@@ -364,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     step = training.train_for(net, optimiser, schedule, loss_step)
     shape = (1, 3, args.crop, args.crop)
     axes = {"crops": {0: "dice"}, "logits": {0: "dice"}}
-    training.export_onnx(net, args.out, shape, ("crops", "logits"), axes)
+    exported = join_no_face(net) if args.split_no_face else net
+    training.export_onnx(exported, args.out, shape, ("crops", "logits"), axes)
     info = {
         "model": f"die face reader, {args.crop} px crops, classes: no face, 1..6",
         "crop_px": args.crop,

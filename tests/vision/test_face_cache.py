@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import load_tool
-from vision.detect import DETECTOR_FILE, Detector
+from vision.detect import CLASSES, DETECTOR_FILE, Detection, Detector
 
 train_faces = load_tool("train_faces")
 train_detector = load_tool("train_detector")
+training = load_tool("training")
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +78,30 @@ def test_a_cache_of_other_frames_is_refused(detector: Detector, tmp_path: Path) 
     )
     with pytest.raises(SystemExit, match="holds examples of other frames than 2 rendered ones"):
         train_faces.rendered_examples(2, False, detector, tmp_path)
+
+
+class _Finds:
+    """A detector that finds the given dice in any frame."""
+
+    path = DETECTOR_FILE
+
+    def __init__(self, *found: Detection) -> None:
+        self.found = list(found)
+
+    def detect(self, _image: np.ndarray, _threshold: float) -> list[Detection]:
+        return self.found
+
+
+def test_a_finding_of_no_labelled_die_is_kept_apart_from_a_cocked_die() -> None:
+    # a cocked die is class 0 (a die with no face up); a speck the detector found is NO_DIE,
+    # which --split-no-face learns apart and a reader of seven classes joins with class 0
+    probs = np.full(7, 1 / 7)
+    on_cocked = Detection((20.0, 20.0), 16.0, 0.9, probs)
+    on_four = Detection((60.0, 20.0), 16.0, 0.9, probs)
+    on_floor = Detection((60.0, 60.0), 16.0, 0.6, probs)
+    labels = np.array([[20, 20, 16, 0], [60, 20, 16, 4], [20, 60, 16, 2]], np.float32)
+    item = training.Item(np.zeros((80, 80, 3), np.uint8), labels, 16.0)
+    _, index, geometry, classes = train_faces.examples([item], _Finds(on_cocked, on_four, on_floor))
+    assert classes.tolist() == [0, 4, train_faces.NO_DIE, 2]  # the missed 2 at its label
+    assert index.tolist() == [0, 0, 0, 0] and geometry[2].tolist() == [60.0, 60.0, 16.0]
+    assert train_faces.NO_DIE == CLASSES

@@ -144,3 +144,44 @@ def test_the_face_loss_weighs_no_face_as_asked() -> None:
     assert loss(3.0, no_face_missed) > loss(1.0, no_face_missed)
     assert loss(3.0, face_missed) < loss(1.0, face_missed)
     assert loss(1.0, no_face_missed) == pytest.approx(loss(1.0, face_missed))
+
+
+@trains
+def test_a_face_reader_that_learned_no_die_apart_exports_it_joined_with_no_face(
+    tmp_path: Path,
+) -> None:
+    # --split-no-face: the net learns a finding of no die (the floor, a speck) apart from a
+    # cocked die; the exported model has the shipped reader's seven outputs, "no face" taking
+    # the two classes' probability together and every face its own
+    import json
+
+    import torch
+
+    from vision.detect import CLASSES, FaceReader, crops_blob
+
+    train_faces = load_tool("train_faces")
+    torch.manual_seed(1)
+    net = train_faces.build_net(16, (4, 4, 4), classes=CLASSES + 1)
+    with torch.no_grad():  # a last layer that gives every class its own weight
+        net[-1].bias.copy_(torch.linspace(-2.0, 2.0, CLASSES + 1))
+    out = tmp_path / "faces.onnx"
+    joined = train_faces.join_no_face(net)
+    training.export_onnx(joined, out, (1, 3, 16, 16), ("crops", "logits"), {"crops": {0: "dice"}})
+    out.with_suffix(".json").write_text(json.dumps({"crop_px": 16}), encoding="utf-8")
+    crops = list(np.random.default_rng(4).integers(0, 256, (3, 16, 16, 3)).astype(np.uint8))
+    net.eval()
+    with torch.no_grad():
+        inner = torch.softmax(net(torch.from_numpy(crops_blob(crops))), dim=1).numpy()
+    want = np.concatenate([inner[:, :1] + inner[:, -1:], inner[:, 1:-1]], axis=1)
+    reader = FaceReader(out)
+    logits = reader.raw(crops_blob(crops))
+    assert logits.shape == (3, CLASSES)
+    got = np.exp(logits - logits.max(axis=1, keepdims=True))
+    assert np.allclose(got / got.sum(axis=1, keepdims=True), want, atol=1e-5)
+    assert (want[:, 0] > inner[:, 0]).all()  # "no die" is counted as no face
+
+
+def test_split_no_face_is_refused_beside_a_model_to_fine_tune() -> None:
+    train_faces = load_tool("train_faces")
+    with pytest.raises(SystemExit):
+        train_faces.main(["--photos", ".", "--split-no-face", "--init", "faces.onnx"])
