@@ -181,7 +181,11 @@ def test_a_face_reader_that_learned_no_die_apart_exports_it_joined_with_no_face(
     assert (want[:, 0] > inner[:, 0]).all()  # "no die" is counted as no face
 
 
-def test_split_no_face_is_refused_beside_a_model_to_fine_tune() -> None:
+def test_split_no_face_is_refused_beside_a_model_to_fine_tune(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     train_faces = load_tool("train_faces")
     with pytest.raises(SystemExit):
         train_faces.main(["--photos", ".", "--split-no-face", "--init", "faces.onnx"])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith("--split-no-face trains a new net; it cannot fine-tune --init's")
