@@ -241,6 +241,7 @@ def build_net(
     batch_norm: bool = True,
     normalise: bool = False,
     classes: int = CLASSES,
+    mixstyle: float = 0.0,
 ) -> Any:
     """Three stages of two convolutions each, then one layer over the (px/8)^2 map.
 
@@ -248,6 +249,8 @@ def build_net(
     ``normalise`` each crop's channels are first brought to mean 0 and variance 1 of their
     own (an instance normalisation without weights, exported with the model), so that dull
     pips on a dark or coloured body reach the first layer as strongly as black pips on white.
+    With ``mixstyle`` above 0, that share of the training batches has its looks mixed after
+    the first and the second stage (:func:`training.mix_style`; nothing of it is exported).
     """
     from torch import nn
 
@@ -261,10 +264,13 @@ def build_net(
         return [*conv(c_in, c_out), *conv(c_out, c_out), nn.MaxPool2d(2)]
 
     first = [nn.InstanceNorm2d(3, eps=CROP_EPS, affine=False)] if normalise else []
+    mix = [training.mix_style(mixstyle)] if mixstyle > 0 else []
     return nn.Sequential(
         *first,
         *stage(3, widths[0]),
+        *mix,
         *stage(widths[0], widths[1]),
+        *([training.mix_style(mixstyle)] if mix else []),
         *stage(widths[1], widths[2]),
         nn.Flatten(),
         nn.Dropout(0.2),
@@ -320,6 +326,13 @@ def main(argv: list[str] | None = None) -> int:
         "exported model joins the two as 'no face'",
     )
     parser.add_argument(
+        "--mixstyle",
+        type=float,
+        default=0.0,
+        help="share of the training batches whose looks are mixed after the first two stages "
+        "(MixStyle; 0 to 1)",
+    )
+    parser.add_argument(
         "--normalise",
         action="store_true",
         help="bring each crop's channels to its own mean and contrast inside the model",
@@ -347,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"--no-face-weight is {args.no_face_weight}; expected a weight above 0, at most 10"
         )
+    if not 0.0 <= args.mixstyle <= 1.0:
+        parser.error(f"--mixstyle is {args.mixstyle}; expected a share of the batches from 0 to 1")
     if args.split_no_face and args.init is not None:
         parser.error("--split-no-face trains a new net; it cannot fine-tune --init's")
     if not crop_side_ok(args.crop):
@@ -388,7 +403,12 @@ def main(argv: list[str] | None = None) -> int:
     weights = np.where(from_photo, 0.5 / n_photo, 0.5 / n_rendered)
     weights /= weights.sum()
     net = build_net(
-        args.crop, widths, batch_norm=args.init is None, normalise=args.normalise, classes=outputs
+        args.crop,
+        widths,
+        batch_norm=args.init is None,
+        normalise=args.normalise,
+        classes=outputs,
+        mixstyle=args.mixstyle,
     )
     if args.init is not None:
         training.load_exported(net, args.init)

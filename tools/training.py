@@ -255,6 +255,53 @@ def random_convolution(x: Any, chance: float, rng: np.random.Generator) -> Any:
     return out
 
 
+#: the Beta distribution's parameter for the weights a mixed batch's statistics are drawn
+#: with (--mixstyle): at 0.1 most weights lie near 0 or 1, so a crop mostly keeps its own
+#: look or takes another's, and seldom an even blend
+MIXSTYLE_ALPHA = 0.1
+
+
+def mix_style(chance: float) -> Any:
+    """A layer without weights that, while training, gives a share ``chance`` of the batches
+    it sees another look: every crop's channels keep their pattern (brought to mean 0 and
+    spread 1 over the crop) and take a mean and spread mixed from their own and those of
+    another crop of the batch, in a proportion drawn for each crop from Beta(MIXSTYLE_ALPHA,
+    MIXSTYLE_ALPHA). In evaluation it passes its input on, so an exported net has no trace
+    of it and its weights load into a net without it.
+
+    This is MixStyle (Zhou, Yang, Qiao and Xiang, "Domain Generalization with MixStyle", ICLR
+    2021): a feature map's channel statistics carry the look of a picture (its light,
+    camera and finish), so mixing them between photos and rendered frames in the first
+    stages makes up looks neither source had, and the net learns what stays: the pips.
+    Its draws come from PyTorch's generator, which :func:`start_torch` seeds.
+    """
+    import torch
+    from torch import nn
+
+    class MixStyle(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.chance = chance
+            self.beta = torch.distributions.Beta(MIXSTYLE_ALPHA, MIXSTYLE_ALPHA)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            if not self.training or len(x) < 2 or float(torch.rand(())) >= self.chance:
+                return x
+            mean = x.mean(dim=(2, 3), keepdim=True).detach()
+            spread = (x.var(dim=(2, 3), keepdim=True) + 1e-6).sqrt().detach()
+            pattern = (x - mean) / spread
+            weight = self.beta.sample((len(x), 1, 1, 1)).to(x.dtype)
+            other = torch.randperm(len(x))
+            mixed_mean = weight * mean + (1 - weight) * mean[other]
+            mixed_spread = weight * spread + (1 - weight) * spread[other]
+            return pattern * mixed_spread + mixed_mean
+
+        def extra_repr(self) -> str:
+            return f"chance={self.chance}"
+
+    return MixStyle()
+
+
 def targets(dice: np.ndarray, cells: int) -> dict[str, np.ndarray]:
     """Training targets on the ``cells`` x ``cells`` output grid for the dice of a crop."""
     heat = np.zeros((cells, cells), np.float32)

@@ -189,3 +189,74 @@ def test_split_no_face_is_refused_beside_a_model_to_fine_tune(
         train_faces.main(["--photos", ".", "--split-no-face", "--init", "faces.onnx"])
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.endswith("--split-no-face trains a new net; it cannot fine-tune --init's")
+
+
+@trains
+def test_mixstyle_gives_a_crop_another_crops_look_and_keeps_its_pattern() -> None:
+    # --mixstyle: each crop's channels keep their pattern and take a mean and spread mixed
+    # from their own and another crop's; in evaluation, and at chance 0, the layer is a pass
+    import torch
+
+    torch.manual_seed(2)
+    x = (
+        torch.randn(6, 4, 8, 8) * torch.arange(1, 7).view(6, 1, 1, 1)
+        + torch.arange(6).view(6, 1, 1, 1) * 10
+    )
+    mix = training.mix_style(1.0)
+    mix.train()
+    out = mix(x)
+
+    def pattern(t: torch.Tensor) -> torch.Tensor:
+        return (t - t.mean(dim=(2, 3), keepdim=True)) / t.std(dim=(2, 3), keepdim=True)
+
+    assert torch.allclose(pattern(out), pattern(x), atol=1e-3)
+    means, own = out.mean(dim=(2, 3)), x.mean(dim=(2, 3))
+    assert bool((means >= own.min(dim=0).values - 1e-3).all())
+    assert bool((means <= own.max(dim=0).values + 1e-3).all())
+    moved = (means - own).abs().amax(dim=1)
+    assert int((moved > 1.0).sum()) >= 2, moved  # crops that took another's look
+    assert training.mix_style(0.0).train()(x) is x
+    mix.eval()
+    assert mix(x) is x
+
+
+@trains
+def test_a_face_reader_trained_with_mixstyle_exports_as_one_without(tmp_path: Path) -> None:
+    import onnx
+    import torch
+
+    train_faces = load_tool("train_faces")
+    torch.manual_seed(3)
+    mixed = train_faces.build_net(16, (4, 4, 4), mixstyle=0.5)
+    plain = train_faces.build_net(16, (4, 4, 4))
+    with torch.no_grad():  # normalisations of a trained net's kind (the exporter folds them)
+        for norm in (m for m in mixed.modules() if isinstance(m, torch.nn.BatchNorm2d)):
+            norm.running_mean.uniform_(-0.5, 0.5)
+            norm.running_var.uniform_(0.5, 2.0)
+            norm.bias.uniform_(-0.5, 0.5)
+    names = [type(m).__name__ for m in mixed.modules()]
+    assert names.count("MixStyle") == 2 and "MixStyle" not in [
+        type(m).__name__ for m in plain.modules()
+    ]
+    ops = []
+    for net, name in ((mixed, "mixed"), (plain, "plain")):
+        out = tmp_path / f"{name}.onnx"
+        training.export_onnx(net, out, (1, 3, 16, 16), ("crops", "logits"), {"crops": {0: "dice"}})
+        graph = onnx.load(str(out)).graph  # (the exporter shares equal weights by Identity)
+        ops.append([n.op_type for n in graph.node if n.op_type != "Identity"])
+    assert ops[0] == ops[1] and "Conv" in ops[0]
+    bare = train_faces.build_net(16, (4, 4, 4), batch_norm=False)
+    training.load_exported(bare, tmp_path / "mixed.onnx")
+    crops = torch.rand(3, 3, 16, 16) - 0.5
+    mixed.eval()
+    bare.eval()
+    with torch.no_grad():
+        assert torch.allclose(bare(crops), mixed(crops), atol=1e-4)
+
+
+def test_mixstyle_outside_a_share_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    train_faces = load_tool("train_faces")
+    with pytest.raises(SystemExit):
+        train_faces.main(["--photos", ".", "--mixstyle", "1.5"])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith("--mixstyle is 1.5; expected a share of the batches from 0 to 1")
