@@ -263,14 +263,16 @@ def build_net(
     def stage(c_in: int, c_out: int) -> list[Any]:
         return [*conv(c_in, c_out), *conv(c_out, c_out), nn.MaxPool2d(2)]
 
+    def mixing() -> list[Any]:
+        return [training.mix_style(mixstyle)] if mixstyle > 0 else []
+
     first = [nn.InstanceNorm2d(3, eps=CROP_EPS, affine=False)] if normalise else []
-    mix = [training.mix_style(mixstyle)] if mixstyle > 0 else []
     return nn.Sequential(
         *first,
         *stage(3, widths[0]),
-        *mix,
+        *mixing(),
         *stage(widths[0], widths[1]),
-        *([training.mix_style(mixstyle)] if mix else []),
+        *mixing(),
         *stage(widths[1], widths[2]),
         nn.Flatten(),
         nn.Dropout(0.2),
