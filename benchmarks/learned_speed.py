@@ -3,6 +3,7 @@
 python benchmarks/learned_speed.py                 # 50 rendered 640x480 tower frames
 python benchmarks/learned_speed.py --frames 100 --style hard
 python benchmarks/learned_speed.py --single vision/models/dice_single.onnx  # single-stage
+python benchmarks/learned_speed.py --faces FACES.onnx [--detector DETECTOR.onnx]  # candidates
 
 Each frame is read by ONNX Runtime and by OpenCV's dnn module one after the other, so both
 meet the same load on a shared machine; medians of this process's CPU time and of wall time
@@ -12,7 +13,8 @@ its full side and at ``COARSE_SIDE``, face reader under ``--turns``, by default 
 the pip counts of the dice whose face the face reader and the detector do not agree on), each
 timed again on its own. With
 ``--single MODEL`` the single-stage reader (its network, then the pip count of each die) is
-timed instead, the same way.
+timed instead, the same way. ``--faces`` and ``--detector`` time a candidate face reader
+or detector (a training tool's output) in place of the shipped one.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import cv2
 from vision.detect import (
     COARSE_SIDE,
     DETECTED,
+    FACES_FILE,
     Detector,
     FaceReader,
     Runtime,
@@ -51,12 +54,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--turns", choices=get_args(TurnRule), default="adaptive", help="the face reader's turns"
     )
     parser.add_argument("--full", action="store_true", help="the detector's full side only")
+    parser.add_argument("--faces", type=Path, help="time this face reader instead")
+    parser.add_argument("--detector", type=Path, help="time this detector instead")
     args = parser.parse_args(argv)
+    if args.single is not None and (args.faces or args.detector):
+        parser.error("--single times the single-stage reader; --faces and --detector go without it")
     cv2.setNumThreads(1)
     runtimes: tuple[Runtime, ...] = ("onnxruntime", "opencv")
     if args.single is not None:
         return time_single(args.single, args.frames, args.style, runtimes)
-    models = {r: (Detector(runtime=r), FaceReader(runtime=r)) for r in runtimes}
+    try:
+        models = {
+            r: (
+                Detector(runtime=r) if args.detector is None else Detector(args.detector, r),
+                FaceReader(args.faces or FACES_FILE, r),
+            )
+            for r in runtimes
+        }
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
     times: dict[str, dict[str, list[float]]] = {
         r: {"cpu": [], "wall": [], "detector": [], "coarse": [], "pips": [], "faces": []}
         for r in runtimes
@@ -91,7 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r, t in times.items()
     }
     rule = "full" if args.full else f"coarse {COARSE_SIDE}"
-    print(json.dumps({"frames": args.frames, "style": args.style, "looks": rule, **report}))
+    detector, faces = models[runtimes[0]]
+    named = {"faces": str(faces.path), "detector": str(detector.path)}
+    head = {"frames": args.frames, "style": args.style, "looks": rule, **named}
+    print(json.dumps({**head, **report}))
     return 0
 
 

@@ -1,0 +1,59 @@
+"""benchmarks/learned_speed.py timing a candidate face reader and detector named on its
+command line: a small real run and its refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.vision.conftest import load_bench
+from vision.detect import DETECTOR_FILE, FACES_FILE
+
+learned_speed = load_bench("learned_speed")
+
+
+def test_named_models_are_timed_on_both_runtimes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    faces, detector = tmp_path / "faces.onnx", tmp_path / "detector.onnx"
+    faces.write_bytes(FACES_FILE.read_bytes())
+    faces.with_suffix(".json").write_bytes(FACES_FILE.with_suffix(".json").read_bytes())
+    detector.write_bytes(DETECTOR_FILE.read_bytes())
+    argv = ["--frames", "2", "--faces", str(faces), "--detector", str(detector)]
+    assert learned_speed.main(argv) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["faces"] == str(faces) and row["detector"] == str(detector)
+    for runtime in ("onnxruntime", "opencv"):
+        parts = row[runtime]
+        assert parts["cpu_ms"] > 0 and parts["faces_ms"] > 0 and parts["detector_ms"] > 0
+
+
+def test_the_shipped_models_are_named_when_none_is_given(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert learned_speed.main(["--frames", "1"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["faces"] == str(FACES_FILE) and row["detector"] == str(DETECTOR_FILE)
+
+
+@pytest.mark.parametrize("flag", ["--faces", "--detector"])
+def test_a_broken_model_file_is_refused_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(SystemExit) as exit_:
+        learned_speed.main(["--frames", "1", flag, str(broken)])
+    assert exit_.value.code == 2
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert str(broken) in message and "not a readable ONNX model" in message
+
+
+def test_single_beside_a_named_face_reader_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        learned_speed.main(["--single", str(tmp_path / "s.onnx"), "--faces", str(FACES_FILE)])
+    assert "--single times the single-stage reader" in capsys.readouterr().err
