@@ -41,6 +41,22 @@ def load_bench(name: str) -> ModuleType:
     return module
 
 
+def refuses_broken_model(
+    main: Callable[[list[str]], int],
+    argv: list[str],
+    broken: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``main(argv)``, whose arguments name ``broken`` (written here, not a network), exits
+    with the command-line error code and a last line naming that file and what it is not."""
+    broken.write_bytes(b"not a network")
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert str(broken) in line and "not a readable ONNX model" in line
+
+
 Test = TypeVar("Test", bound=Callable[..., object])
 
 #: PyTorch and onnx, which only the training tools need (``pip install -e '.[train]'``)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.conftest import load_bench
+from tests.vision.conftest import load_bench, refuses_broken_model
 
 leaning = load_bench("leaning")
 
@@ -57,9 +57,4 @@ def test_a_broken_model_file_is_refused_on_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
 ) -> None:
     broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"not a network")
-    with pytest.raises(SystemExit) as exit_:
-        leaning.main([flag, str(broken), "--frames", "1"])
-    assert exit_.value.code == 2
-    line = capsys.readouterr().err.strip().splitlines()[-1]
-    assert str(broken) in line and "not a readable ONNX model" in line
+    refuses_broken_model(leaning.main, [flag, str(broken), "--frames", "1"], broken, capsys)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.conftest import labelled_folder, load_bench
+from tests.vision.conftest import labelled_folder, load_bench, refuses_broken_model
 from vision.detect import DETECTOR_FILE, FACES_FILE
 
 learned_photos = load_bench("learned_photos")
@@ -47,12 +47,7 @@ def test_a_broken_model_file_is_refused_on_one_line(
     folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
 ) -> None:
     broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"not a network")
-    with pytest.raises(SystemExit) as exit_:
-        learned_photos.main([str(folder), flag, str(broken)])
-    assert exit_.value.code == 2
-    message = capsys.readouterr().err.strip().splitlines()[-1]
-    assert str(broken) in message and "not a readable ONNX model" in message
+    refuses_broken_model(learned_photos.main, [str(folder), flag, str(broken)], broken, capsys)
 
 
 def test_a_missing_face_reader_is_refused(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.conftest import load_bench
+from tests.vision.conftest import load_bench, refuses_broken_model
 from vision.detect import DETECTOR_FILE, FACES_FILE
 
 learned_speed = load_bench("learned_speed")
@@ -43,12 +43,7 @@ def test_a_broken_model_file_is_refused_on_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
 ) -> None:
     broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"not a network")
-    with pytest.raises(SystemExit) as exit_:
-        learned_speed.main(["--frames", "1", flag, str(broken)])
-    assert exit_.value.code == 2
-    message = capsys.readouterr().err.strip().splitlines()[-1]
-    assert str(broken) in message and "not a readable ONNX model" in message
+    refuses_broken_model(learned_speed.main, ["--frames", "1", flag, str(broken)], broken, capsys)
 
 
 def test_single_beside_a_named_face_reader_is_refused(
