@@ -33,6 +33,7 @@ import cv2
 from vision.detect import (
     COARSE_SIDE,
     DETECTED,
+    DETECTOR_FILE,
     FACES_FILE,
     Detector,
     FaceReader,
@@ -61,12 +62,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--single times the single-stage reader; --faces and --detector go without it")
     cv2.setNumThreads(1)
     runtimes: tuple[Runtime, ...] = ("onnxruntime", "opencv")
-    if args.single is not None:
-        return time_single(args.single, args.frames, args.style, runtimes)
     try:
+        if args.single is not None:
+            singles = {r: SingleStage(args.single, runtime=r) for r in runtimes}
+            return time_single(singles, args.frames, args.style)
         models = {
             r: (
-                Detector(runtime=r) if args.detector is None else Detector(args.detector, r),
+                Detector(args.detector or DETECTOR_FILE, r),
                 FaceReader(args.faces or FACES_FILE, r),
             )
             for r in runtimes
@@ -114,9 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def time_single(path: Path, frames: int, style: str, runtimes: tuple[Runtime, ...]) -> int:
+def time_single(models: dict[Runtime, SingleStage], frames: int, style: str) -> int:
     """Median CPU and wall time of a whole single-stage reading per frame, per runtime."""
-    models = {r: SingleStage(path, runtime=r) for r in runtimes}
+    runtimes = tuple(models)
+    path = models[runtimes[0]].path
     times: dict[str, dict[str, list[float]]] = {
         r: {"cpu": [], "wall": [], "network": []} for r in runtimes
     }

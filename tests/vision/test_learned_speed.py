@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.conftest import load_bench, refuses_broken_model
+from tests.vision.conftest import DATA, load_bench, refuses_broken_model
 from vision.detect import DETECTOR_FILE, FACES_FILE
 
 learned_speed = load_bench("learned_speed")
@@ -52,3 +52,19 @@ def test_single_beside_a_named_face_reader_is_refused(
     with pytest.raises(SystemExit):
         learned_speed.main(["--single", str(tmp_path / "s.onnx"), "--faces", str(FACES_FILE)])
     assert "--single times the single-stage reader" in capsys.readouterr().err
+
+
+def test_a_single_stage_model_is_timed_and_one_without_its_description_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    candidate = DATA / "single_candidate.onnx"
+    assert learned_speed.main(["--frames", "1", "--single", str(candidate)]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["model"] == str(candidate) and row["onnxruntime"]["network_ms"] > 0
+    lone = tmp_path / "single.onnx"  # a network without the description it must stand beside
+    lone.write_bytes(candidate.read_bytes())
+    with pytest.raises(SystemExit) as exit_:
+        learned_speed.main(["--single", str(lone)])
+    assert exit_.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{lone.with_suffix('.json')} is not a single-stage" in line
