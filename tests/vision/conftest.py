@@ -15,7 +15,15 @@ import numpy as np
 import pytest
 
 from vision.calibration import Calibration
-from vision.detect import COARSE_SIDE, WORK_SIDE, Detection, Detector, load_detector
+from vision.detect import (
+    COARSE_SIDE,
+    DETECTOR_FILE,
+    FACES_FILE,
+    WORK_SIDE,
+    Detection,
+    Detector,
+    load_detector,
+)
 from vision.reading import Die, Reading
 from vision.render import random_scene
 
@@ -39,6 +47,16 @@ def load_bench(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def shipped_copies(folder: Path) -> tuple[Path, Path]:
+    """The shipped face reader (with its description) and detector copied into ``folder``,
+    as a training tool writes candidates elsewhere: ``(faces, detector)``."""
+    faces, detector = folder / "faces.onnx", folder / "detector.onnx"
+    faces.write_bytes(FACES_FILE.read_bytes())
+    faces.with_suffix(".json").write_bytes(FACES_FILE.with_suffix(".json").read_bytes())
+    detector.write_bytes(DETECTOR_FILE.read_bytes())
+    return faces, detector
 
 
 def refuses_broken_model(

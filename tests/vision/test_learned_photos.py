@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.conftest import labelled_folder, load_bench, refuses_broken_model
-from vision.detect import DETECTOR_FILE, FACES_FILE
+from tests.vision.conftest import (
+    labelled_folder,
+    load_bench,
+    refuses_broken_model,
+    shipped_copies,
+)
+from vision.detect import FACES_FILE
 
 learned_photos = load_bench("learned_photos")
 
@@ -30,10 +35,7 @@ def test_named_models_read_as_the_shipped_ones_do(
 ) -> None:
     shipped = report(capsys, [str(folder), "--all-images"])
     # copies elsewhere, as leave_one_out.py writes its models (no JSON: no photos seen)
-    faces, detector = tmp_path / "faces.onnx", tmp_path / "detector.onnx"
-    faces.write_bytes(FACES_FILE.read_bytes())
-    faces.with_suffix(".json").write_bytes(FACES_FILE.with_suffix(".json").read_bytes())
-    detector.write_bytes(DETECTOR_FILE.read_bytes())
+    faces, detector = shipped_copies(tmp_path)
     named = report(capsys, [str(folder), "--faces", str(faces), "--detector", str(detector)])
     assert named["model"] == f"faces {faces}, detector {detector}"
     assert named["dice"] == shipped["dice"] == 8 and named["frames"] == 2

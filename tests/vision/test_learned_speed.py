@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.conftest import DATA, load_bench, refuses_broken_model
+from tests.vision.conftest import DATA, load_bench, refuses_broken_model, shipped_copies
 from vision.detect import DETECTOR_FILE, FACES_FILE
 
 learned_speed = load_bench("learned_speed")
@@ -17,10 +17,7 @@ learned_speed = load_bench("learned_speed")
 def test_named_models_are_timed_on_both_runtimes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    faces, detector = tmp_path / "faces.onnx", tmp_path / "detector.onnx"
-    faces.write_bytes(FACES_FILE.read_bytes())
-    faces.with_suffix(".json").write_bytes(FACES_FILE.with_suffix(".json").read_bytes())
-    detector.write_bytes(DETECTOR_FILE.read_bytes())
+    faces, detector = shipped_copies(tmp_path)
     argv = ["--frames", "2", "--faces", str(faces), "--detector", str(detector)]
     assert learned_speed.main(argv) == 0
     row = json.loads(capsys.readouterr().out)
