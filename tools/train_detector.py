@@ -321,9 +321,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.init is not None:
         training.load_exported(net, args.init)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    looks = training.Looks.from_args(args)
 
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
-        x, t = training.batch_of(pools, weights, args.batch, rng, args.hue)
+        x, t = training.batch_of(pools, weights, args.batch, rng, looks)
         x = training.random_convolution(x, args.randconv, rng)
         return training.loss_of(net(x), t)
 

@@ -173,13 +173,14 @@ def crop_batch(
     picks: np.ndarray,
     rng: np.random.Generator,
     px: int,
-    hue: float = 0.0,
+    looks: training.Looks = training.PLAIN,
     side_jitter: float = SIDE_JITTER,
 ) -> np.ndarray:
     """Crops for the examples ``picks``, each moved, scaled and turned a little at random.
 
-    With chance ``hue`` a crop also takes another hue and saturation (see ``rehue``). Each
-    crop's side is the found side times exp(N(0, ``side_jitter``)).
+    Each crop also takes the other looks ``looks`` gives it (another hue, no colour, light
+    and dark turned over). Each crop's side is the found side times exp(N(0,
+    ``side_jitter``)).
     """
     crops = []
     for p in picks:
@@ -190,8 +191,7 @@ def crop_batch(
         crop = die_crop(frames[index[p]], (x, y), side, float(rng.uniform(0, 360)), px)
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
-        if hue and rng.random() < hue:
-            crop = training.rehue(crop, rng)
+        crop = looks.apply(crop, rng)
         crops.append(training.recolour(np.ascontiguousarray(crop), rng))
     return crops_blob(crops)
 
@@ -417,10 +417,12 @@ def main(argv: list[str] | None = None) -> int:
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     loss_fn = face_loss(args.no_face_weight, outputs)
 
+    looks = training.Looks.from_args(args)
+
     def loss_step() -> tuple[torch.Tensor, dict[str, float]]:
         picks = rng.choice(len(classes), size=args.batch, p=weights)
         x = torch.from_numpy(
-            crop_batch(frames, index, geometry, picks, rng, args.crop, args.hue, args.side_jitter)
+            crop_batch(frames, index, geometry, picks, rng, args.crop, looks, args.side_jitter)
         )
         x = training.random_convolution(x, args.randconv, rng)
         loss = loss_fn(net(x), torch.from_numpy(classes[picks]))

@@ -206,21 +206,74 @@ def rehue(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 RANDCONV_SIDES = (1, 3, 5)  # kernel sides of the random convolutions (--randconv)
 
 
+def greyed(crop: np.ndarray) -> np.ndarray:
+    """The crop without its colours: each pixel's grey level in all three channels.
+
+    Random greyscale, as SimCLR's augmentations have it (Chen, Kornblith, Norouzi and
+    Hinton, "A Simple Framework for Contrastive Learning of Visual Representations", 2020):
+    a share of crops whose faces must be read from light and dark alone.
+    """
+    grey = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2GRAY)
+    return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+
+
+def inverted(crop: np.ndarray) -> np.ndarray:
+    """The crop's light and dark turned over (AutoAugment's "Invert", Cubuk et al. 2019): a
+    light die with dark pips from a photo becomes a dark die with light pips, with the
+    photo's own grain, blur and finish."""
+    return np.ascontiguousarray(255 - crop)
+
+
+@dataclasses.dataclass(frozen=True)
+class Looks:
+    """The chances that a training crop is shown in another look before the net sees it:
+    another hue (:func:`rehue`), no colour (:func:`greyed`), light and dark turned over
+    (:func:`inverted`). The random convolution (``randconv``) works on the batch after."""
+
+    hue: float = 0.0
+    grey: float = 0.0
+    invert: float = 0.0
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Looks:
+        return cls(hue=args.hue, grey=args.grey, invert=args.invert)
+
+    def apply(self, crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``crop`` in the looks its draws give it; a chance of 0 draws nothing, so a recipe
+        without a look meets the same random numbers as before the look existed."""
+        if self.hue and rng.random() < self.hue:
+            crop = rehue(crop, rng)
+        if self.grey and rng.random() < self.grey:
+            crop = greyed(crop)
+        if self.invert and rng.random() < self.invert:
+            crop = inverted(crop)
+        return crop
+
+
+PLAIN = Looks()  # every crop in its own look
+
+#: the look options: each a chance that a crop takes that look (see Looks, random_convolution)
+LOOK_OPTIONS = (
+    ("hue", "takes another hue"),
+    ("grey", "loses its colours"),
+    ("invert", "has its light and dark turned over"),
+    ("randconv", "is seen through a random convolution"),
+)
+
+
 def add_look_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--hue P`` and ``--randconv P``: the shares of the crops shown in another hue
-    (:func:`rehue`) and through a random convolution (:func:`random_convolution`)."""
-    for name, what in (
-        ("--hue", "takes another hue"),
-        ("--randconv", "is seen through a random convolution"),
-    ):
+    """``--hue P``, ``--grey P``, ``--invert P`` and ``--randconv P``: the shares of the
+    crops shown in each look (:class:`Looks`, :func:`random_convolution`)."""
+    for name, what in LOOK_OPTIONS:
         parser.add_argument(
-            name, type=float, default=0.0, help=f"chance that a crop {what} (0 to 1)"
+            f"--{name}", type=float, default=0.0, help=f"chance that a crop {what} (0 to 1)"
         )
 
 
 def check_look_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Exit with a one-line error when ``--hue`` or ``--randconv`` is no chance."""
-    for name, chance in (("hue", args.hue), ("randconv", args.randconv)):
+    """Exit with a one-line error when a look option is no chance."""
+    for name, _ in LOOK_OPTIONS:
+        chance = getattr(args, name)
         if not 0.0 <= chance <= 1.0:
             parser.error(f"--{name} is {chance}; expected a chance from 0 to 1")
 
@@ -335,19 +388,17 @@ def batch_of(
     weights: list[float],
     n: int,
     rng: np.random.Generator,
-    hue: float = 0.0,
+    looks: Looks = PLAIN,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """``n`` crops drawn from the pools ``items`` by ``weights``, and their grid targets;
-    with chance ``hue`` a crop takes another hue and saturation (``rehue``)."""
+    each crop in the other looks ``looks`` gives it."""
     import torch
 
     images, heat, reg, cls = [], [], [], []
     for _ in range(n):
         pool = items[int(rng.choice(len(items), p=weights))]
         crop, dice = sample(pool[int(rng.integers(len(pool)))], rng)
-        if hue and rng.random() < hue:
-            crop = rehue(crop, rng)
-        blob, _ = prepare(crop)
+        blob, _ = prepare(looks.apply(crop, rng))
         images.append(blob[0])
         t = targets(dice, CROP // STRIDE)
         heat.append(t["heat"])

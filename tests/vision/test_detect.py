@@ -190,6 +190,8 @@ def test_face_training_turns_hues_and_keeps_greys() -> None:
         ("--hue", "-0.1", "--hue is -0.1; expected a chance from 0 to 1"),
         ("--hue", "1.5", "--hue is 1.5; expected a chance from 0 to 1"),
         ("--randconv", "-1", "--randconv is -1.0; expected a chance from 0 to 1"),
+        ("--grey", "1.01", "--grey is 1.01; expected a chance from 0 to 1"),
+        ("--invert", "-0.5", "--invert is -0.5; expected a chance from 0 to 1"),
         ("--crop", "30", "--crop is 30; expected a multiple of 8 from 8 to 256"),
         ("--crop", "264", "--crop is 264; expected a multiple of 8 from 8 to 256"),
     ],
@@ -203,7 +205,8 @@ def test_face_training_refuses_options_out_of_range(
 
 
 @pytest.mark.parametrize(
-    ("option", "value"), [("--hue", "-0.1"), ("--hue", "1.5"), ("--randconv", "2")]
+    ("option", "value"),
+    [("--hue", "-0.1"), ("--hue", "1.5"), ("--randconv", "2"), ("--grey", "3"), ("--invert", "-1")],
 )
 def test_detector_training_refuses_chances_out_of_range(
     option: str, value: str, capsys: pytest.CaptureFixture[str]
@@ -218,7 +221,8 @@ def test_detector_batches_turn_hues_only_when_asked() -> None:
     pools = [train_detector.rendered_items(2)]
 
     def batch(hue: float) -> np.ndarray:
-        x, _ = training.batch_of(pools, [1.0], 6, np.random.default_rng(9), hue)
+        looks = training.Looks(hue=hue)
+        x, _ = training.batch_of(pools, [1.0], 6, np.random.default_rng(9), looks)
         return x.numpy()
 
     plain, turned = batch(0.0), batch(1.0)
@@ -226,6 +230,26 @@ def test_detector_batches_turn_hues_only_when_asked() -> None:
     # the first crop is cut the same either way; another hue keeps each pixel's brightness
     assert not np.allclose(turned[0], plain[0], atol=0.02)
     assert np.allclose(turned[0].max(axis=0), plain[0].max(axis=0), atol=0.03)
+
+
+def test_training_looks_grey_and_turn_over_only_when_asked() -> None:
+    crop = np.full((48, 48, 3), (40, 40, 200), np.uint8)  # a red die body (BGR)
+    crop[20:28, 20:28] = (250, 250, 250)  # a white pip
+    rng = np.random.default_rng(4)
+    # no look asked: the crop as it was, and no random number drawn for it
+    assert training.PLAIN.apply(crop, rng) is crop
+    assert rng.random() == np.random.default_rng(4).random()
+    grey = training.Looks(grey=1.0).apply(crop, np.random.default_rng(1))
+    assert grey.shape == crop.shape and grey.dtype == np.uint8
+    assert (grey == grey[:, :, :1]).all()  # no colour left
+    assert grey[24, 24, 0] > 240 and 60 < grey[40, 40, 0] < 100  # a red body's grey level
+    turned = training.Looks(invert=1.0).apply(crop, np.random.default_rng(1))
+    assert (turned[24, 24] == 5).all() and tuple(turned[40, 40]) == (215, 215, 55)
+    # each look at its own chance: half the crops greyed, about
+    half = training.Looks(grey=0.5)
+    rng = np.random.default_rng(2)
+    kept = [bool((half.apply(crop, rng) == crop).all()) for _ in range(400)]
+    assert 150 < sum(kept) < 250
 
 
 def test_training_targets_mark_each_centre() -> None:
