@@ -245,7 +245,7 @@ def test_training_looks_grey_and_turn_over_only_when_asked() -> None:
     assert grey[24, 24, 0] > 240 and 60 < grey[40, 40, 0] < 100  # a red body's grey level
     turned = training.Looks(invert=1.0).apply(crop, np.random.default_rng(1))
     assert (turned[24, 24] == 5).all() and tuple(turned[40, 40]) == (215, 215, 55)
-    # each look at its own chance: half the crops greyed, about
+    # each look at its own chance: about half the crops greyed
     half = training.Looks(grey=0.5)
     rng = np.random.default_rng(2)
     kept = [bool((half.apply(crop, rng) == crop).all()) for _ in range(400)]
